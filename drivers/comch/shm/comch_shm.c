@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 Comch on DPDK authors
+ */
+
+/*
+ * comch_shm probe, devargs and device-level ops.
+ *
+ *   --vdev=comch_shm0,role=dpu[,path=DIR][,functions=[pf0,pf0vf1]]
+ *   --vdev=comch_shm1,role=host[,path=DIR][,function=pf0vf1]
+ */
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/un.h>
+
+#include <bus_vdev_driver.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_kvargs.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_string_fns.h>
+
+#include "comch_shm_priv.h"
+
+RTE_LOG_REGISTER(comch_shm_logtype, pmd.comch.shm, INFO);
+
+#define SHM_ARG_ROLE      "role"
+#define SHM_ARG_PATH      "path"
+#define SHM_ARG_FUNCTIONS "functions"
+#define SHM_ARG_FUNCTION  "function"
+
+#define SHM_DEFAULT_PATH "/tmp/comch"
+#define SHM_DEFAULT_FUNCTION "pf0"
+#define SHM_SOCK_SUFFIX ".sock"
+
+static const char * const shm_valid_args[] = {
+	SHM_ARG_ROLE, SHM_ARG_PATH, SHM_ARG_FUNCTIONS, SHM_ARG_FUNCTION, NULL
+};
+
+/* Parse an unsigned decimal without leading zeros, at most @p max. Returns
+ * the number of characters used, 0 if none or out of range. */
+static size_t
+shm_parse_num(const char *s, unsigned long max, unsigned long *out)
+{
+	size_t n = 0;
+	unsigned long v = 0;
+
+	while (s[n] >= '0' && s[n] <= '9') {
+		if (n == 1 && s[0] == '0')
+			return 0;
+		v = v * 10 + (unsigned long)(s[n] - '0');
+		if (v > max)
+			return 0;
+		n++;
+	}
+	*out = v;
+	return n;
+}
+
+/* A host function name: pf<0-255> optionally followed by vf<0-65535> or
+ * sf<0-65535>, canonical decimal. */
+bool
+shm_function_name_valid(const char *s)
+{
+	unsigned long v;
+	size_t n;
+
+	if (strncmp(s, "pf", 2) != 0)
+		return false;
+	n = shm_parse_num(s + 2, 255, &v);
+	if (n == 0)
+		return false;
+	s += 2 + n;
+	if (*s == '\0')
+		return true;
+	if (strncmp(s, "vf", 2) != 0 && strncmp(s, "sf", 2) != 0)
+		return false;
+	n = shm_parse_num(s + 2, 65535, &v);
+	return n != 0 && s[2 + n] == '\0';
+}
+
+static int
+shm_add_function(const char *devname, struct shm_devargs *da, const char *key,
+		const char *name, size_t len)
+{
+	char buf[SHM_FUNC_NAME_MAX];
+	uint16_t i;
+
+	if (len == 0 || len >= sizeof(buf)) {
+		SHM_LOG(ERR, "%s: %s=%.*s: invalid function name; expected pf<N>, pf<N>vf<M> or pf<N>sf<M>",
+			devname, key, (int)len, name);
+		return -EINVAL;
+	}
+	memcpy(buf, name, len);
+	buf[len] = '\0';
+	if (!shm_function_name_valid(buf)) {
+		SHM_LOG(ERR, "%s: %s=%s: invalid function name; expected pf<N>, pf<N>vf<M> or pf<N>sf<M> (e.g. pf0, pf0vf1)",
+			devname, key, buf);
+		return -EINVAL;
+	}
+	for (i = 0; i < da->nb_functions; i++) {
+		if (strcmp(da->functions[i], buf) == 0) {
+			SHM_LOG(ERR, "%s: %s: function %s listed twice",
+				devname, key, buf);
+			return -EINVAL;
+		}
+	}
+	if (da->nb_functions >= SHM_MAX_FUNCTIONS) {
+		SHM_LOG(ERR, "%s: %s: more than %d functions",
+			devname, key, SHM_MAX_FUNCTIONS);
+		return -EINVAL;
+	}
+	rte_strscpy(da->functions[da->nb_functions++], buf, SHM_FUNC_NAME_MAX);
+	return 0;
+}
+
+/* functions=pf0 or functions=[pf0,pf0vf1] (DPDK list syntax). */
+static int
+shm_parse_functions(const char *devname, struct shm_devargs *da,
+		const char *value)
+{
+	size_t len = strlen(value);
+	const char *s, *end, *comma;
+	int ret;
+
+	if (len >= 2 && value[0] == '[' && value[len - 1] == ']') {
+		s = value + 1;
+		end = value + len - 1;
+	} else {
+		s = value;
+		end = value + len;
+	}
+	if (s == end) {
+		SHM_LOG(ERR, "%s: %s=%s: empty list", devname,
+			SHM_ARG_FUNCTIONS, value);
+		return -EINVAL;
+	}
+	while (s <= end) {
+		comma = memchr(s, ',', (size_t)(end - s));
+		if (comma == NULL)
+			comma = end;
+		ret = shm_add_function(devname, da, SHM_ARG_FUNCTIONS, s,
+				(size_t)(comma - s));
+		if (ret < 0)
+			return ret;
+		s = comma + 1;
+	}
+	return 0;
+}
+
+int
+shm_parse_devargs(const char *devname, const char *args, struct shm_devargs *da)
+{
+	struct rte_kvargs *kv;
+	unsigned int i, j;
+	size_t longest = 0;
+	int ret = 0;
+
+	memset(da, 0, sizeof(*da));
+	da->role = -1;
+	rte_strscpy(da->path, SHM_DEFAULT_PATH, sizeof(da->path));
+
+	kv = rte_kvargs_parse(args != NULL ? args : "", NULL);
+	if (kv == NULL) {
+		SHM_LOG(ERR, "%s: cannot parse devargs \"%s\"; expected key=value pairs separated by ','",
+			devname, args);
+		return -EINVAL;
+	}
+	for (i = 0; i < kv->count && ret == 0; i++) {
+		const char *key = kv->pairs[i].key;
+		const char *value = kv->pairs[i].value;
+
+		for (j = 0; shm_valid_args[j] != NULL; j++)
+			if (strcmp(key, shm_valid_args[j]) == 0)
+				break;
+		if (shm_valid_args[j] == NULL) {
+			SHM_LOG(ERR, "%s: unknown devarg \"%s\"; accepted: role, path, functions, function",
+				devname, key);
+			ret = -EINVAL;
+			break;
+		}
+		for (j = 0; j < i; j++) {
+			if (strcmp(kv->pairs[j].key, key) == 0) {
+				SHM_LOG(ERR, "%s: devarg %s given twice",
+					devname, key);
+				ret = -EINVAL;
+			}
+		}
+		if (ret < 0)
+			break;
+		if (value == NULL) {
+			SHM_LOG(ERR, "%s: devarg %s needs a value", devname, key);
+			ret = -EINVAL;
+		} else if (strcmp(key, SHM_ARG_ROLE) == 0) {
+			if (strcmp(value, "dpu") == 0) {
+				da->role = RTE_COMCH_ROLE_DPU;
+			} else if (strcmp(value, "host") == 0) {
+				da->role = RTE_COMCH_ROLE_HOST;
+			} else {
+				SHM_LOG(ERR, "%s: role=%s: accepted values are dpu, host",
+					devname, value);
+				ret = -EINVAL;
+			}
+		} else if (strcmp(key, SHM_ARG_PATH) == 0) {
+			if (value[0] != '/' ||
+			    rte_strscpy(da->path, value, sizeof(da->path)) < 0) {
+				SHM_LOG(ERR, "%s: path=%s: must be an absolute directory path",
+					devname, value);
+				ret = -EINVAL;
+			}
+		} else if (strcmp(key, SHM_ARG_FUNCTIONS) == 0) {
+			da->have_functions = true;
+			ret = shm_parse_functions(devname, da, value);
+		} else {
+			da->have_function = true;
+			ret = shm_add_function(devname, da, SHM_ARG_FUNCTION,
+					value, strlen(value));
+		}
+	}
+	rte_kvargs_free(kv);
+	if (ret < 0)
+		return ret;
+
+	if (da->role < 0) {
+		SHM_LOG(ERR, "%s: devarg role is required; accepted values are dpu, host",
+			devname);
+		return -EINVAL;
+	}
+	if (da->role == RTE_COMCH_ROLE_HOST && da->have_functions) {
+		SHM_LOG(ERR, "%s: functions= is for role=dpu; a host device attaches as one function= (default %s)",
+			devname, SHM_DEFAULT_FUNCTION);
+		return -EINVAL;
+	}
+	if (da->role == RTE_COMCH_ROLE_DPU && da->have_function) {
+		SHM_LOG(ERR, "%s: function= is for role=host; a DPU device serves functions=[...] (default %s)",
+			devname, SHM_DEFAULT_FUNCTION);
+		return -EINVAL;
+	}
+	if (da->nb_functions == 0) {
+		rte_strscpy(da->functions[0], SHM_DEFAULT_FUNCTION,
+				SHM_FUNC_NAME_MAX);
+		da->nb_functions = 1;
+	}
+	for (i = 0; i < da->nb_functions; i++)
+		longest = RTE_MAX(longest, strlen(da->functions[i]));
+	if (strlen(da->path) + 1 + longest + strlen(SHM_SOCK_SUFFIX) >=
+	    sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		SHM_LOG(ERR, "%s: path=%s: too long for a UNIX socket; use at most %zu characters",
+			devname, da->path,
+			sizeof(((struct sockaddr_un *)0)->sun_path) - 2 -
+			longest - strlen(SHM_SOCK_SUFFIX));
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ dev ops */
+
+static int
+shm_info_get(const struct rte_comch_dev *cdev, struct rte_comch_dev_info *info)
+{
+	const struct shm_dev *sd = cdev->process_private;
+	struct rte_comch_caps *c = &info->caps;
+
+	c->flags = sd->role == RTE_COMCH_ROLE_DPU ?
+		RTE_COMCH_CAPA_SERVER : RTE_COMCH_CAPA_CLIENT;
+	c->max_name_len = SHM_NAME_MAX;
+	c->max_msg_size = SHM_MAX_MSG_SIZE;
+	c->default_msg_size = SHM_DEFAULT_MSG_SIZE;
+	c->max_recv_queue_len = SHM_MAX_RECV_QUEUE_LEN;
+	c->default_recv_queue_len = SHM_DEFAULT_RECV_QUEUE_LEN;
+	c->max_clients = 0;
+	c->max_send_tasks = 0;
+	c->max_post_tasks = 0;
+	c->max_buf_size = 0;
+	c->max_imm_data_len = 0;
+	info->nb_reps = sd->nb_reps;
+	return 0;
+}
+
+static int
+shm_rep_name(const struct rte_comch_dev *cdev, uint16_t rep_id, char *buf,
+		size_t size)
+{
+	const struct shm_dev *sd = cdev->process_private;
+
+	if (rep_id >= sd->nb_reps)
+		return -EINVAL;
+	if (rte_strscpy(buf, sd->reps[rep_id].name, size) < 0)
+		return -ENOSPC;
+	return 0;
+}
+
+static int
+shm_dev_close(struct rte_comch_dev *cdev)
+{
+	struct shm_dev *sd = cdev->process_private;
+	uint16_t i;
+
+	if (sd == NULL)
+		return 0;
+	for (i = 0; i < sd->nb_reps; i++) {
+		if (!TAILQ_EMPTY(&sd->reps[i].servers))
+			SHM_LOG(WARNING, "%s: closing with servers on %s still created; destroy them first",
+				cdev->data->dev_name, sd->reps[i].name);
+		if (sd->role == RTE_COMCH_ROLE_DPU)
+			shm_rep_close(&sd->reps[i]);
+	}
+	rte_free(sd);
+	cdev->process_private = NULL;
+	return 0;
+}
+
+static const struct rte_comch_dev_ops shm_dev_ops = {
+	.info_get = shm_info_get,
+	.rep_name = shm_rep_name,
+	.dev_close = shm_dev_close,
+	.server_create = shm_server_create,
+	.server_destroy = shm_server_destroy,
+	.server_start = shm_server_start,
+	.server_stop = shm_server_stop,
+	.server_poll = shm_server_poll,
+	.client_create = shm_client_create,
+	.client_destroy = shm_client_destroy,
+	.client_start = shm_client_start,
+	.client_abort = shm_client_abort,
+	.client_poll = shm_client_poll,
+	.conn_close = shm_conn_close,
+	.msg_send = shm_msg_send_op,
+	.msg_recv_burst = shm_msg_recv_burst,
+	.conn_in_flight = shm_conn_in_flight,
+};
+
+/* -------------------------------------------------------- probe/remove */
+
+static int
+shm_probe(struct rte_vdev_device *vdev)
+{
+	const char *name = rte_vdev_device_name(vdev);
+	struct shm_devargs da;
+	struct rte_comch_dev *cdev;
+	struct shm_dev *sd;
+	int numa, ret;
+	uint16_t i;
+
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
+		SHM_LOG(ERR, "%s: secondary processes are not supported yet; run this process as a primary",
+			name);
+		return -ENOTSUP;
+	}
+	ret = shm_parse_devargs(name, rte_vdev_device_args(vdev), &da);
+	if (ret < 0)
+		return ret;
+
+	numa = vdev->device.numa_node;
+	if (numa < 0)
+		numa = (int)rte_socket_id();
+	cdev = rte_comch_pmd_allocate(name, numa);
+	if (cdev == NULL)
+		return -rte_errno;
+	sd = rte_zmalloc_socket("comch_shm_dev", sizeof(*sd),
+			RTE_CACHE_LINE_SIZE, numa);
+	if (sd == NULL) {
+		rte_comch_pmd_release(cdev);
+		return -ENOMEM;
+	}
+	sd->cdev = cdev;
+	sd->role = (enum rte_comch_role)da.role;
+	rte_strscpy(sd->path, da.path, sizeof(sd->path));
+	sd->nb_reps = da.nb_functions;
+	sd->sock_check_cycles = rte_get_tsc_hz() / 1000000 * SHM_SOCK_CHECK_US;
+	for (i = 0; i < sd->nb_reps; i++) {
+		struct shm_rep *rep = &sd->reps[i];
+
+		rte_strscpy(rep->name, da.functions[i], sizeof(rep->name));
+		/* Length checked by shm_parse_devargs(). */
+		strcpy(rep->sock_path, da.path);
+		strcat(rep->sock_path, "/");
+		strcat(rep->sock_path, rep->name);
+		strcat(rep->sock_path, SHM_SOCK_SUFFIX);
+		rep->listen_fd = -1;
+		rep->dev = sd;
+		rte_spinlock_init(&rep->lock);
+		TAILQ_INIT(&rep->servers);
+		TAILQ_INIT(&rep->pending);
+	}
+	cdev->device = &vdev->device;
+	cdev->process_private = sd;
+	cdev->data->role = (uint8_t)da.role;
+
+	if (sd->role == RTE_COMCH_ROLE_DPU) {
+		for (i = 0; i < sd->nb_reps; i++) {
+			ret = shm_rep_listen(&sd->reps[i]);
+			if (ret < 0) {
+				sd->nb_reps = i;
+				goto err;
+			}
+		}
+	}
+	cdev->dev_ops = &shm_dev_ops;
+	SHM_LOG(INFO, "%s: role %s, %u function(s) from %s, sockets in %s",
+		name, sd->role == RTE_COMCH_ROLE_DPU ? "dpu" : "host",
+		sd->nb_reps, sd->reps[0].name, sd->path);
+	return 0;
+err:
+	shm_dev_close(cdev);
+	rte_comch_pmd_release(cdev);
+	return ret;
+}
+
+static int
+shm_remove(struct rte_vdev_device *vdev)
+{
+	struct rte_comch_dev *cdev;
+
+	cdev = rte_comch_pmd_get_dev_by_name(rte_vdev_device_name(vdev));
+	if (cdev == NULL)
+		return 0;
+	return rte_comch_pmd_release(cdev);
+}
+
+static struct rte_vdev_driver shm_vdev_driver = {
+	.probe = shm_probe,
+	.remove = shm_remove,
+};
+
+RTE_PMD_REGISTER_VDEV(comch_shm, shm_vdev_driver);
+RTE_PMD_REGISTER_PARAM_STRING(comch_shm,
+	"role=<dpu|host> "
+	"path=<absolute dir, default " SHM_DEFAULT_PATH "> "
+	"functions=<[pf0,pf0vf1,...], role=dpu, default pf0> "
+	"function=<pf0|pf0vf1|..., role=host, default pf0>");

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 Comch on DPDK authors
+ */
+
+#ifndef COMCH_SHM_H
+#define COMCH_SHM_H
+
+/**
+ * @file
+ *
+ * comch_shm: an emulated BlueField comm channel over shared memory.
+ *
+ * Link and handshake (UNIX SOCK_SEQPACKET, one fixed-size struct shm_msg
+ * per packet):
+ *
+ *   The DPU device listens on <path>/<function>.sock for every host
+ *   function it serves; socket file permissions stand in for the PCIe
+ *   isolation of a real BlueField. A host client connects to the socket of
+ *   the function its device is attached as, so it can only ever reach
+ *   servers of that rep.
+ *
+ *     client                                   DPU
+ *       HELLO(server name, max_msg_size,  ---->  EAL interrupt thread routes
+ *             recv_queue_len) + mailbox fd       it to the named server
+ *                                               (or REJECT -ENOENT)
+ *       <---- ACCEPT(conn id, recv_queue_len)    server poll (its lcore)
+ *             + mailbox fd                       validates, maps, answers
+ *         or  REJECT(errno, reason)
+ *
+ *   After ACCEPT the socket carries nothing: its only job is liveness (EOF
+ *   = peer gone; any byte = protocol violation). Messages never cross it.
+ *
+ * Mailbox (one memfd per side per connection, sealed against resizing):
+ *
+ *   Each side creates a mailbox and the *peer* maps it. Everything in a
+ *   mailbox is written only by the peer and read only by its owner ("write
+ *   remote, read local", as over PCIe). So every value a side reads from
+ *   shared memory comes from its own mailbox, is peer-written, and is
+ *   validated against private copies of the geometry before use:
+ *
+ *     0    rx_prod   peer's producer index into the ring below
+ *     64   tx_cons   how many of *our* messages (in the peer's mailbox)
+ *                    the peer has consumed
+ *     128  reserved  (fast-path doorbells)
+ *     256  ring      ring_size slots of slot_size bytes:
+ *                    { uint32 len; uint32 rsvd; data[max_msg_size] }
+ *
+ *   ring_size = next power of two >= recv_queue_len; the queue holds
+ *   exactly recv_queue_len messages. Indices are free-running uint32.
+ *   Geometry (ring_size, queue length, slot_size, region size) is computed
+ *   privately by both sides from the negotiated parameters and never read
+ *   back from shared memory. A received memfd must have exactly the
+ *   computed size and carry F_SEAL_SHRINK | F_SEAL_GROW.
+ */
+
+#include <stdint.h>
+
+#include <rte_common.h>
+
+#define SHM_DRIVER_NAME comch_shm
+
+#define SHM_PROTO_MAGIC   UINT32_C(0x48434d43) /* "CMCH" */
+#define SHM_PROTO_VERSION 1
+
+/** Server name storage in protocol messages (NUL included). */
+#define SHM_NAME_MAX 64
+/** Reject reason text (NUL included). */
+#define SHM_REASON_MAX 160
+
+/** Largest control message the emulation carries (one 4 KiB slot). */
+#define SHM_MAX_MSG_SIZE 4080
+#define SHM_DEFAULT_MSG_SIZE SHM_MAX_MSG_SIZE
+#define SHM_MAX_RECV_QUEUE_LEN 8192
+#define SHM_DEFAULT_RECV_QUEUE_LEN 32
+
+/** Host functions a DPU device can serve. */
+#define SHM_MAX_FUNCTIONS 16
+/** Function name storage ("pf7vf65535" fits). */
+#define SHM_FUNC_NAME_MAX 16
+
+enum shm_msg_type {
+	SHM_MSG_HELLO = 1,  /**< client -> DPU, carries 1 fd */
+	SHM_MSG_ACCEPT = 2, /**< DPU -> client, carries 1 fd */
+	SHM_MSG_REJECT = 3, /**< DPU -> client, no fd */
+};
+
+struct shm_msg_hello {
+	char server_name[SHM_NAME_MAX]; /**< NUL-terminated. */
+	uint32_t max_msg_size;   /**< Must equal the server's. */
+	uint32_t recv_queue_len; /**< Depth of the client's queue. */
+	uint64_t mailbox_size;   /**< Size of the attached memfd. */
+};
+
+struct shm_msg_accept {
+	uint32_t conn_id;        /**< DPU's connection id, for logs. */
+	uint32_t recv_queue_len; /**< Depth of the server's queue. */
+	uint64_t mailbox_size;   /**< Size of the attached memfd. */
+};
+
+struct shm_msg_reject {
+	int32_t err;                  /**< Positive errno. */
+	char reason[SHM_REASON_MAX];  /**< NUL-terminated, for logs. */
+};
+
+/** Every packet on the link socket is exactly one of these. */
+struct shm_msg {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t type;
+	union {
+		struct shm_msg_hello hello;
+		struct shm_msg_accept accept;
+		struct shm_msg_reject reject;
+		uint8_t raw[248];
+	};
+};
+
+/** Mailbox header: every field written by the peer only. */
+struct shm_mailbox_hdr {
+	uint32_t rx_prod;
+	uint8_t pad0[RTE_CACHE_LINE_MIN_SIZE - sizeof(uint32_t)];
+	uint32_t tx_cons;
+	uint8_t pad1[RTE_CACHE_LINE_MIN_SIZE - sizeof(uint32_t)];
+	uint8_t reserved[2 * RTE_CACHE_LINE_MIN_SIZE];
+};
+
+/** One control message slot. */
+struct shm_ctrl_slot {
+	uint32_t len;
+	uint32_t reserved;
+	uint8_t data[];
+};
+
+/** Private geometry of one control ring, derived from negotiated values. */
+struct shm_ring_geom {
+	uint32_t depth;     /**< Messages the queue holds. */
+	uint32_t mask;      /**< ring_size - 1. */
+	uint32_t slot_size; /**< Bytes per slot. */
+	uint32_t max_msg;   /**< Largest message. */
+	uint64_t mailbox_size; /**< Whole region, page aligned. */
+};
+
+static inline void
+shm_protocol_checks(void)
+{
+	RTE_BUILD_BUG_ON(sizeof(struct shm_msg) != 256);
+	RTE_BUILD_BUG_ON(sizeof(struct shm_mailbox_hdr) != 256);
+	RTE_BUILD_BUG_ON(sizeof(struct shm_ctrl_slot) != 8);
+	RTE_BUILD_BUG_ON(sizeof(struct shm_ctrl_slot) + SHM_MAX_MSG_SIZE >
+			 4096);
+}
+
+#endif /* COMCH_SHM_H */

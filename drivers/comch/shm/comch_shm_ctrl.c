@@ -1,0 +1,694 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 Comch on DPDK authors
+ */
+
+/*
+ * Servers, clients and connections of comch_shm, and the control message
+ * rings. Everything here runs on the lcore that polls the object.
+ *
+ * Ring protocol (see comch_shm.h for the mailbox layout). For a message
+ * from A to B, the ring lives in B's mailbox:
+ *   A writes slot[prod & mask] = {len, data}, then rx_prod = prod + 1
+ *     (release) into B's mailbox;
+ *   B reads rx_prod (acquire) from its own mailbox, checks
+ *     0 <= rx_prod - cons <= depth, reads each slot's len once into a
+ *     private copy and checks len <= max_msg;
+ *   B releases consumed slots by writing tx_cons = cons (release) into A's
+ *     mailbox; A reads it from its own mailbox and checks it moved forward
+ *     by no more than it sent.
+ * A failed check marks the connection broken (-EPROTO): it is reported at
+ * the next poll and every later send/receive returns -ECONNRESET.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_string_fns.h>
+
+#include "comch_shm_priv.h"
+
+static inline struct shm_ctrl_slot *
+shm_slot(struct shm_mailbox_hdr *mb, const struct shm_ring_geom *g,
+		uint32_t idx)
+{
+	return RTE_PTR_ADD(mb, sizeof(*mb) +
+			(size_t)(idx & g->mask) * g->slot_size);
+}
+
+/* ------------------------------------------------------------ the rings */
+
+int
+shm_msg_send_op(struct rte_comch_conn *conn, const void *data, uint32_t len)
+{
+	struct shm_conn *sc = conn->drv;
+	struct shm_ctrl_slot *slot;
+	uint32_t cons;
+
+	if (unlikely(sc->peer_gone || sc->broken))
+		return -ECONNRESET;
+	if (sc->tx_prod - sc->tx_cons >= sc->tx.depth) {
+		cons = __atomic_load_n(&sc->local->tx_cons, __ATOMIC_ACQUIRE);
+		/* The peer may only move forward, and not past what we
+		 * produced. */
+		if (unlikely(cons - sc->tx_cons > sc->tx_prod - sc->tx_cons)) {
+			sc->broken = -EPROTO;
+			return -ECONNRESET;
+		}
+		sc->tx_cons = cons;
+		if (sc->tx_prod - cons >= sc->tx.depth)
+			return -EAGAIN;
+	}
+	slot = shm_slot(sc->remote, &sc->tx, sc->tx_prod);
+	slot->len = len;
+	if (len != 0)
+		memcpy(slot->data, data, len);
+	sc->tx_prod++;
+	__atomic_store_n(&sc->remote->rx_prod, sc->tx_prod, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int
+shm_msg_recv_burst(struct rte_comch_conn *conn, struct rte_comch_msg *msgs,
+		uint16_t nb_msgs)
+{
+	struct shm_conn *sc = conn->drv;
+	const struct shm_ctrl_slot *slot;
+	uint32_t prod, avail, len, i;
+
+	if (unlikely(sc->broken))
+		return -ECONNRESET;
+	if (sc->rx_held != 0) {
+		sc->rx_cons += sc->rx_held;
+		sc->rx_held = 0;
+		__atomic_store_n(&sc->remote->tx_cons, sc->rx_cons,
+				__ATOMIC_RELEASE);
+	}
+	prod = __atomic_load_n(&sc->local->rx_prod, __ATOMIC_ACQUIRE);
+	avail = prod - sc->rx_cons;
+	if (unlikely(avail > sc->rx.depth)) {
+		sc->broken = -EPROTO;
+		return -ECONNRESET;
+	}
+	if (avail == 0)
+		return sc->peer_gone ? -ECONNRESET : 0;
+	if (avail > nb_msgs)
+		avail = nb_msgs;
+	for (i = 0; i < avail; i++) {
+		slot = shm_slot(sc->local, &sc->rx, sc->rx_cons + i);
+		len = __atomic_load_n(&slot->len, __ATOMIC_RELAXED);
+		if (unlikely(len > sc->rx.max_msg)) {
+			sc->broken = -EPROTO;
+			break;
+		}
+		msgs[i].data = slot->data;
+		msgs[i].len = len;
+	}
+	sc->rx_held = i;
+	if (unlikely(i == 0 && sc->broken))
+		return -ECONNRESET;
+	return (int)i;
+}
+
+uint64_t
+shm_conn_in_flight(struct rte_comch_conn *conn)
+{
+	struct shm_conn *sc = conn->drv;
+	uint32_t cons = __atomic_load_n(&sc->local->tx_cons, __ATOMIC_ACQUIRE);
+
+	if (cons - sc->tx_cons <= sc->tx_prod - sc->tx_cons)
+		sc->tx_cons = cons;
+	return sc->tx_prod - sc->tx_cons;
+}
+
+/* ---------------------------------------------------------- connections */
+
+static void
+shm_conn_unmap(struct shm_conn *sc)
+{
+	if (sc->local_map.base != NULL)
+		munmap(sc->local_map.base, sc->local_map.size);
+	if (sc->remote_map.base != NULL)
+		munmap(sc->remote_map.base, sc->remote_map.size);
+	sc->local_map.base = NULL;
+	sc->remote_map.base = NULL;
+}
+
+void
+shm_conn_close(struct rte_comch_dev *cdev __rte_unused,
+		struct rte_comch_conn *conn)
+{
+	struct shm_conn *sc = conn->drv;
+
+	if (sc->sock >= 0) {
+		if (sc->server != NULL)
+			epoll_ctl(sc->server->epfd, EPOLL_CTL_DEL, sc->sock,
+					NULL);
+		close(sc->sock);
+		sc->sock = -1;
+	}
+	shm_conn_unmap(sc);
+}
+
+/* Fill a connection's driver state once both mailboxes are mapped. */
+static void
+shm_conn_init(struct shm_conn *sc, struct rte_comch_conn *conn, int sock,
+		const struct shm_ring_geom *rx, void *local,
+		const struct shm_ring_geom *tx, void *remote)
+{
+	sc->conn = conn;
+	sc->sock = sock;
+	sc->rx = *rx;
+	sc->tx = *tx;
+	sc->local = local;
+	sc->remote = remote;
+	sc->local_map.base = local;
+	sc->local_map.size = rx->mailbox_size;
+	sc->remote_map.base = remote;
+	sc->remote_map.size = tx->mailbox_size;
+}
+
+/* Report a connection lost by the socket or by a broken rule (once). */
+static int
+shm_conn_report(struct shm_conn *sc, int err)
+{
+	if (sc->lost_reported)
+		return 0;
+	sc->lost_reported = true;
+	if (err == -ECONNRESET)
+		sc->peer_gone = true;
+	if (sc->server != NULL && sc->sock >= 0)
+		epoll_ctl(sc->server->epfd, EPOLL_CTL_DEL, sc->sock, NULL);
+	if (err == -EPROTO)
+		SHM_LOG(ERR, "%s: connection %u broke the ring protocol; closing it",
+			sc->conn->dev->data->dev_name, sc->conn->id);
+	rte_comch_pmd_conn_lost(sc->conn, err);
+	return 1;
+}
+
+/* The socket of an established connection is readable: EOF means the peer
+ * is gone, anything else breaks the protocol (nothing is sent after
+ * ACCEPT). */
+static int
+shm_conn_sock_event(struct shm_conn *sc)
+{
+	char b;
+	ssize_t n = recv(sc->sock, &b, sizeof(b), MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return 0;
+	if (n > 0) {
+		sc->broken = -EPROTO;
+		SHM_LOG(ERR, "%s: connection %u: peer sent data after the handshake",
+			sc->conn->dev->data->dev_name, sc->conn->id);
+		return shm_conn_report(sc, -EPROTO);
+	}
+	return shm_conn_report(sc, -ECONNRESET);
+}
+
+/* -------------------------------------------------------------- servers */
+
+int
+shm_server_create(struct rte_comch_dev *cdev, struct rte_comch_server *srv)
+{
+	struct shm_dev *sd = cdev->process_private;
+	struct shm_rep *rep = &sd->reps[srv->rep_id];
+	struct shm_server *ss;
+	struct shm_server *other;
+
+	ss = rte_zmalloc_socket("comch_shm_server", sizeof(*ss),
+			RTE_CACHE_LINE_SIZE, rte_socket_id());
+	if (ss == NULL)
+		return -ENOMEM;
+	ss->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (ss->epfd < 0) {
+		rte_free(ss);
+		return -errno;
+	}
+	ss->srv = srv;
+	ss->rep = rep;
+	TAILQ_INIT(&ss->inbox);
+
+	rte_spinlock_lock(&rep->lock);
+	TAILQ_FOREACH(other, &rep->servers, next) {
+		if (strcmp(other->srv->name, srv->name) == 0) {
+			rte_spinlock_unlock(&rep->lock);
+			SHM_LOG(ERR, "%s: server \"%s\" already exists on %s; names are unique per function",
+				cdev->data->dev_name, srv->name, rep->name);
+			close(ss->epfd);
+			rte_free(ss);
+			return -EEXIST;
+		}
+	}
+	TAILQ_INSERT_TAIL(&rep->servers, ss, next);
+	rte_spinlock_unlock(&rep->lock);
+	srv->drv = ss;
+	return 0;
+}
+
+/* Take the server's inbox (handshakes routed to it) under the rep lock. */
+static void
+shm_server_take_inbox(struct shm_server *ss, struct shm_pending_list *out)
+{
+	struct shm_pending *p;
+
+	TAILQ_INIT(out);
+	rte_spinlock_lock(&ss->rep->lock);
+	while ((p = TAILQ_FIRST(&ss->inbox)) != NULL) {
+		TAILQ_REMOVE(&ss->inbox, p, next);
+		TAILQ_INSERT_TAIL(out, p, next);
+	}
+	__atomic_store_n(&ss->inbox_len, 0, __ATOMIC_RELAXED);
+	rte_spinlock_unlock(&ss->rep->lock);
+}
+
+static void
+shm_server_refuse_all(struct shm_server *ss, const char *why)
+{
+	struct shm_pending_list list;
+	struct shm_pending *p;
+
+	shm_server_take_inbox(ss, &list);
+	while ((p = TAILQ_FIRST(&list)) != NULL) {
+		TAILQ_REMOVE(&list, p, next);
+		shm_send_reject(p->sock, ENOENT, "server \"%s\" %s",
+				ss->srv->name, why);
+		shm_pending_free(p);
+	}
+}
+
+void
+shm_server_destroy(struct rte_comch_dev *cdev __rte_unused,
+		struct rte_comch_server *srv)
+{
+	struct shm_server *ss = srv->drv;
+
+	rte_spinlock_lock(&ss->rep->lock);
+	TAILQ_REMOVE(&ss->rep->servers, ss, next);
+	ss->accepting = false;
+	rte_spinlock_unlock(&ss->rep->lock);
+	shm_server_refuse_all(ss, "was destroyed");
+	close(ss->epfd);
+	rte_free(ss);
+	srv->drv = NULL;
+}
+
+int
+shm_server_start(struct rte_comch_dev *cdev, struct rte_comch_server *srv)
+{
+	struct shm_dev *sd = cdev->process_private;
+	struct shm_server *ss = srv->drv;
+
+	ss->next_check = 0;
+	rte_spinlock_lock(&ss->rep->lock);
+	ss->accepting = true;
+	rte_spinlock_unlock(&ss->rep->lock);
+	SHM_LOG(DEBUG, "%s: server \"%s\" accepting on %s",
+		sd->cdev->data->dev_name, srv->name, ss->rep->sock_path);
+	return 0;
+}
+
+int
+shm_server_stop(struct rte_comch_dev *cdev __rte_unused,
+		struct rte_comch_server *srv)
+{
+	struct shm_server *ss = srv->drv;
+
+	rte_spinlock_lock(&ss->rep->lock);
+	ss->accepting = false;
+	rte_spinlock_unlock(&ss->rep->lock);
+	shm_server_refuse_all(ss, "is stopping");
+	return 0;
+}
+
+/* Complete one handshake routed to this server: check what the client
+ * declared, map its mailbox, create ours, answer ACCEPT. */
+static int
+shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
+		struct shm_pending *p)
+{
+	struct rte_comch_server *srv = ss->srv;
+	const struct shm_msg_hello *h = &p->hello.hello;
+	struct shm_ring_geom rx, tx;
+	struct rte_comch_conn *conn;
+	struct shm_conn *sc;
+	struct shm_msg msg;
+	void *local = NULL, *remote = NULL;
+	char why[SHM_REASON_MAX];
+	int my_fd = -1, ret;
+
+	if (h->max_msg_size != srv->max_msg_size) {
+		SHM_LOG(WARNING, "%s: server \"%s\" refused a client on %s: max_msg_size %u, the server uses %u; configure both ends alike",
+			cdev->data->dev_name, srv->name, ss->rep->name,
+			h->max_msg_size, srv->max_msg_size);
+		shm_send_reject(p->sock, EPROTO,
+			"max_msg_size mismatch: client %u, server \"%s\" uses %u",
+			h->max_msg_size, srv->name, srv->max_msg_size);
+		return -EPROTO;
+	}
+	if (h->recv_queue_len == 0 || h->recv_queue_len > SHM_MAX_RECV_QUEUE_LEN) {
+		shm_send_reject(p->sock, EINVAL, "recv_queue_len %u not in [1, %u]",
+			h->recv_queue_len, SHM_MAX_RECV_QUEUE_LEN);
+		return -EINVAL;
+	}
+	if (srv->max_clients != 0 && srv->nb_conns >= srv->max_clients) {
+		SHM_LOG(NOTICE, "%s: server \"%s\" is full (%u clients)",
+			cdev->data->dev_name, srv->name, srv->max_clients);
+		shm_send_reject(p->sock, EBUSY, "server \"%s\" is full (%u clients)",
+			srv->name, srv->max_clients);
+		return -EBUSY;
+	}
+	shm_ring_geom_init(&tx, h->recv_queue_len, srv->max_msg_size);
+	ret = shm_mailbox_map(p->mailbox_fd, &tx, &remote, why, sizeof(why));
+	if (ret < 0) {
+		SHM_LOG(ERR, "%s: server \"%s\" refused a client on %s: %s",
+			cdev->data->dev_name, srv->name, ss->rep->name, why);
+		shm_send_reject(p->sock, EPROTO, "%s", why);
+		return ret;
+	}
+	shm_ring_geom_init(&rx, srv->recv_queue_len, srv->max_msg_size);
+	ret = shm_mailbox_create(&rx, "comch-server", &my_fd, &local);
+	if (ret < 0) {
+		SHM_LOG(ERR, "%s: cannot create a mailbox: %s",
+			cdev->data->dev_name, strerror(-ret));
+		shm_send_reject(p->sock, -ret, "DPU out of resources");
+		goto err_unmap;
+	}
+	conn = rte_comch_pmd_conn_alloc(cdev, srv, NULL, srv->max_msg_size,
+			sizeof(*sc));
+	if (conn == NULL) {
+		ret = -ENOMEM;
+		shm_send_reject(p->sock, ENOMEM, "DPU out of memory");
+		goto err_unmap;
+	}
+	sc = conn->drv;
+	shm_conn_init(sc, conn, p->sock, &rx, local, &tx, remote);
+	sc->server = ss;
+
+	shm_msg_init(&msg, SHM_MSG_ACCEPT);
+	msg.accept.conn_id = conn->id;
+	msg.accept.recv_queue_len = rx.depth;
+	msg.accept.mailbox_size = rx.mailbox_size;
+	ret = shm_msg_send(p->sock, &msg, my_fd);
+	close(my_fd);
+	if (ret == 0) {
+		struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP,
+					  .data.ptr = sc };
+
+		if (epoll_ctl(ss->epfd, EPOLL_CTL_ADD, p->sock, &ev) < 0)
+			ret = -errno;
+	}
+	if (ret < 0) {
+		SHM_LOG(NOTICE, "%s: client on %s left during the handshake",
+			cdev->data->dev_name, ss->rep->name);
+		sc->sock = -1; /* p still owns the socket */
+		shm_conn_unmap(sc);
+		rte_comch_pmd_conn_free(conn);
+		return ret;
+	}
+	p->sock = -1; /* now owned by the connection */
+	rte_comch_pmd_server_connected(srv, conn);
+	return 0;
+
+err_unmap:
+	if (local != NULL)
+		munmap(local, rx.mailbox_size);
+	if (my_fd >= 0)
+		close(my_fd);
+	munmap(remote, tx.mailbox_size);
+	return ret;
+}
+
+int
+shm_server_poll(struct rte_comch_dev *cdev, struct rte_comch_server *srv)
+{
+	struct shm_dev *sd = cdev->process_private;
+	struct shm_server *ss = srv->drv;
+	struct epoll_event evs[32];
+	struct shm_pending_list list;
+	struct shm_pending *p;
+	struct rte_comch_conn *conn;
+	uint64_t now;
+	int n = 0, i, k;
+
+	if (__atomic_load_n(&ss->inbox_len, __ATOMIC_ACQUIRE) != 0) {
+		shm_server_take_inbox(ss, &list);
+		while ((p = TAILQ_FIRST(&list)) != NULL) {
+			TAILQ_REMOVE(&list, p, next);
+			if (srv->state == RTE_COMCH_STATE_RUNNING &&
+			    shm_server_accept(cdev, ss, p) == 0)
+				n++;
+			shm_pending_free(p);
+		}
+	}
+
+	now = rte_get_tsc_cycles();
+	if (now < ss->next_check)
+		return n;
+	ss->next_check = now + sd->sock_check_cycles;
+
+	k = epoll_wait(ss->epfd, evs, RTE_DIM(evs), 0);
+	for (i = 0; i < k; i++)
+		n += shm_conn_sock_event(evs[i].data.ptr);
+	TAILQ_FOREACH(conn, &srv->conns, next) {
+		struct shm_conn *sc = conn->drv;
+
+		if (sc->broken && !sc->lost_reported)
+			n += shm_conn_report(sc, sc->broken);
+	}
+	return n;
+}
+
+/* -------------------------------------------------------------- clients */
+
+int
+shm_client_create(struct rte_comch_dev *cdev __rte_unused,
+		struct rte_comch_client *cli)
+{
+	struct shm_client *sh;
+
+	sh = rte_zmalloc_socket("comch_shm_client", sizeof(*sh),
+			RTE_CACHE_LINE_SIZE, rte_socket_id());
+	if (sh == NULL)
+		return -ENOMEM;
+	sh->sock = -1;
+	cli->drv = sh;
+	return 0;
+}
+
+void
+shm_client_abort(struct rte_comch_dev *cdev __rte_unused,
+		struct rte_comch_client *cli)
+{
+	struct shm_client *sh = cli->drv;
+
+	if (sh->sock >= 0)
+		close(sh->sock);
+	sh->sock = -1;
+	if (sh->mailbox != NULL)
+		munmap(sh->mailbox, sh->rx.mailbox_size);
+	sh->mailbox = NULL;
+	sh->pending_err = 0;
+}
+
+void
+shm_client_destroy(struct rte_comch_dev *cdev, struct rte_comch_client *cli)
+{
+	shm_client_abort(cdev, cli);
+	rte_free(cli->drv);
+	cli->drv = NULL;
+}
+
+int
+shm_client_start(struct rte_comch_dev *cdev, struct rte_comch_client *cli)
+{
+	struct shm_dev *sd = cdev->process_private;
+	struct shm_client *sh = cli->drv;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct shm_msg msg;
+	int fd, ret;
+
+	shm_client_abort(cdev, cli);
+	shm_ring_geom_init(&sh->rx, cli->recv_queue_len, cli->max_msg_size);
+	ret = shm_mailbox_create(&sh->rx, "comch-client", &fd, &sh->mailbox);
+	if (ret < 0) {
+		SHM_LOG(ERR, "%s: cannot create a mailbox: %s",
+			cdev->data->dev_name, strerror(-ret));
+		sh->mailbox = NULL;
+		return ret;
+	}
+	sh->sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			0);
+	if (sh->sock < 0) {
+		ret = -errno;
+		close(fd);
+		shm_client_abort(cdev, cli);
+		return ret;
+	}
+	sh->next_check = 0;
+	rte_strscpy(sa.sun_path, sd->reps[0].sock_path, sizeof(sa.sun_path));
+	if (connect(sh->sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		SHM_LOG(NOTICE, "%s: no DPU serves function %s at %s (%s)",
+			cdev->data->dev_name, sd->reps[0].name,
+			sd->reps[0].sock_path, strerror(errno));
+		sh->pending_err = -ECONNREFUSED;
+		close(fd);
+		return 0;
+	}
+	shm_msg_init(&msg, SHM_MSG_HELLO);
+	rte_strscpy(msg.hello.server_name, cli->server_name,
+			sizeof(msg.hello.server_name));
+	msg.hello.max_msg_size = cli->max_msg_size;
+	msg.hello.recv_queue_len = sh->rx.depth;
+	msg.hello.mailbox_size = sh->rx.mailbox_size;
+	ret = shm_msg_send(sh->sock, &msg, fd);
+	close(fd);
+	if (ret < 0)
+		sh->pending_err = -ECONNREFUSED;
+	return 0;
+}
+
+static void
+shm_client_fail(struct rte_comch_dev *cdev, struct rte_comch_client *cli,
+		int err)
+{
+	shm_client_abort(cdev, cli);
+	rte_comch_pmd_client_failed(cli, err);
+}
+
+static void
+shm_client_accepted(struct rte_comch_dev *cdev, struct rte_comch_client *cli,
+		const struct shm_msg_accept *a, int fd)
+{
+	struct shm_client *sh = cli->drv;
+	struct rte_comch_conn *conn;
+	struct shm_ring_geom tx;
+	struct shm_conn *sc;
+	void *remote;
+	char why[SHM_REASON_MAX];
+
+	if (fd < 0 || a->recv_queue_len == 0 ||
+	    a->recv_queue_len > SHM_MAX_RECV_QUEUE_LEN) {
+		SHM_LOG(ERR, "%s: malformed ACCEPT from the DPU",
+			cdev->data->dev_name);
+		if (fd >= 0)
+			close(fd);
+		shm_client_fail(cdev, cli, -EPROTO);
+		return;
+	}
+	shm_ring_geom_init(&tx, a->recv_queue_len, cli->max_msg_size);
+	if (shm_mailbox_map(fd, &tx, &remote, why, sizeof(why)) < 0) {
+		SHM_LOG(ERR, "%s: bad mailbox from the DPU: %s",
+			cdev->data->dev_name, why);
+		close(fd);
+		shm_client_fail(cdev, cli, -EPROTO);
+		return;
+	}
+	close(fd);
+	conn = rte_comch_pmd_conn_alloc(cdev, NULL, cli, cli->max_msg_size,
+			sizeof(*sc));
+	if (conn == NULL) {
+		munmap(remote, tx.mailbox_size);
+		shm_client_fail(cdev, cli, -ENOMEM);
+		return;
+	}
+	sc = conn->drv;
+	shm_conn_init(sc, conn, sh->sock, &sh->rx, sh->mailbox, &tx, remote);
+	sh->sock = -1;       /* owned by the connection now */
+	sh->mailbox = NULL;
+	rte_comch_pmd_client_connected(cli, conn);
+}
+
+/* Text from the peer goes to our logs: keep it printable. */
+static void
+shm_sanitize(char *s, size_t size)
+{
+	size_t i;
+
+	s[size - 1] = '\0';
+	for (i = 0; s[i] != '\0'; i++)
+		if (s[i] < 0x20 || s[i] > 0x7e)
+			s[i] = '?';
+}
+
+static int
+shm_client_poll_handshake(struct rte_comch_dev *cdev,
+		struct rte_comch_client *cli)
+{
+	struct shm_client *sh = cli->drv;
+	struct shm_msg msg;
+	int ret, fd, err;
+
+	if (sh->pending_err != 0) {
+		shm_client_fail(cdev, cli, sh->pending_err);
+		return 1;
+	}
+	ret = shm_msg_recv(sh->sock, &msg, &fd);
+	if (ret == -EAGAIN)
+		return 0;
+	if (ret < 0) {
+		SHM_LOG(ERR, "%s: handshake with the DPU failed: %s",
+			cdev->data->dev_name, ret == -EPROTO ?
+			"malformed message" : "DPU closed the link");
+		shm_client_fail(cdev, cli, ret);
+		return 1;
+	}
+	switch (msg.type) {
+	case SHM_MSG_ACCEPT:
+		shm_client_accepted(cdev, cli, &msg.accept, fd);
+		return 1;
+	case SHM_MSG_REJECT:
+		if (fd >= 0)
+			close(fd);
+		err = msg.reject.err;
+		if (err <= 0 || err > 4095)
+			err = EPROTO;
+		shm_sanitize(msg.reject.reason, sizeof(msg.reject.reason));
+		SHM_LOG_AT(err == ENOENT ? RTE_LOG_INFO : RTE_LOG_ERR,
+			"%s: server \"%s\" refused the connection: %s",
+			cdev->data->dev_name, cli->server_name,
+			msg.reject.reason);
+		shm_client_fail(cdev, cli, -err);
+		return 1;
+	default:
+		if (fd >= 0)
+			close(fd);
+		SHM_LOG(ERR, "%s: unexpected message %u during the handshake",
+			cdev->data->dev_name, msg.type);
+		shm_client_fail(cdev, cli, -EPROTO);
+		return 1;
+	}
+}
+
+int
+shm_client_poll(struct rte_comch_dev *cdev, struct rte_comch_client *cli)
+{
+	struct shm_dev *sd = cdev->process_private;
+	struct shm_client *sh = cli->drv;
+	struct shm_conn *sc;
+	uint64_t now;
+
+	if (cli->state == RTE_COMCH_STATE_STARTING)
+		return shm_client_poll_handshake(cdev, cli);
+	if (cli->conn == NULL)
+		return 0;
+	sc = cli->conn->drv;
+	if (sc->lost_reported)
+		return 0;
+	if (sc->broken)
+		return shm_conn_report(sc, sc->broken);
+	now = rte_get_tsc_cycles();
+	if (now < sh->next_check)
+		return 0;
+	sh->next_check = now + sd->sock_check_cycles;
+	return shm_conn_sock_event(sc);
+}

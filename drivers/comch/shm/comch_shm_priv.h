@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 Comch on DPDK authors
+ */
+
+#ifndef COMCH_SHM_PRIV_H
+#define COMCH_SHM_PRIV_H
+
+/* Per-process state of the comch_shm driver (not shared, holds fds). */
+
+#include <limits.h>
+#include <stdbool.h>
+#include <sys/queue.h>
+#include <sys/un.h>
+
+#include <rte_interrupts.h>
+#include <rte_log.h>
+#include <rte_spinlock.h>
+
+#include <rte_comch_pmd.h>
+
+#include "comch_shm.h"
+
+extern int comch_shm_logtype;
+#define SHM_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, comch_shm_logtype, "comch_shm: " fmt "\n", \
+		## __VA_ARGS__)
+#define SHM_LOG_AT(level, fmt, ...) \
+	rte_log(level, comch_shm_logtype, "comch_shm: " fmt "\n", ## __VA_ARGS__)
+
+/** How often a poll looks at its sockets (liveness, handshakes), in us.
+ * Messages never wait for this: they travel through the mailboxes. */
+#define SHM_SOCK_CHECK_US 50
+
+/** Accepted sockets that have not sent HELLO yet, per function. */
+#define SHM_MAX_PENDING 256
+
+struct shm_dev;
+struct shm_server;
+
+/** A socket accepted on a DPU function: first waiting for HELLO (owned by
+ * the interrupt thread, on rep->pending), then waiting in a server's inbox
+ * for that server's poll (owned by the server's lcore once taken). */
+struct shm_pending {
+	TAILQ_ENTRY(shm_pending) next;
+	struct shm_rep *rep;
+	int sock;
+	int mailbox_fd;
+	struct rte_intr_handle *intr;
+	struct shm_msg hello;     /**< Private copy, validated. */
+};
+TAILQ_HEAD(shm_pending_list, shm_pending);
+
+/** One host function served by a DPU device. */
+struct shm_rep {
+	char name[SHM_FUNC_NAME_MAX];
+	char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	int listen_fd;
+	struct rte_intr_handle *intr;
+	struct shm_dev *dev;
+	/* Taken by the interrupt thread and by the lcores creating,
+	 * starting, stopping or destroying servers, or taking their inbox;
+	 * never on the message path. */
+	rte_spinlock_t lock;
+	TAILQ_HEAD(, shm_server) servers;
+	struct shm_pending_list pending;
+	uint32_t nb_pending;
+	bool closing;                 /**< Under lock: device closing. */
+};
+
+/** Driver state of one device in this process. */
+struct shm_dev {
+	struct rte_comch_dev *cdev;
+	enum rte_comch_role role;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	uint16_t nb_reps;
+	struct shm_rep reps[SHM_MAX_FUNCTIONS];
+	uint64_t sock_check_cycles;
+};
+
+/** Driver state of a server (srv->drv). */
+struct shm_server {
+	TAILQ_ENTRY(shm_server) next; /**< In rep->servers, under rep->lock. */
+	struct rte_comch_server *srv;
+	struct shm_rep *rep;
+	bool accepting;               /**< Under rep->lock. */
+	struct shm_pending_list inbox; /**< Under rep->lock. */
+	uint32_t inbox_len;           /**< Read without the lock as a hint. */
+	int epfd;                     /**< Sockets of established connections. */
+	uint64_t next_check;          /**< TSC of the next socket check. */
+};
+
+/** Driver state of a client (cli->drv). */
+struct shm_client {
+	int sock;                 /**< During starting; moves to the conn. */
+	int pending_err;          /**< Failure to report at the next poll. */
+	struct shm_ring_geom rx;  /**< Our queue, sized from our config. */
+	void *mailbox;            /**< Our mailbox while starting. */
+	uint64_t next_check;      /**< TSC of the next socket check. */
+};
+
+/** A mapped mailbox. */
+struct shm_map {
+	void *base;
+	size_t size;
+};
+
+/** Driver state of a connection (conn->drv). */
+struct shm_conn {
+	/* Hot: send side. */
+	uint32_t tx_prod;        /**< Next index we write (private). */
+	uint32_t tx_cons;        /**< Last validated peer consumption. */
+	struct shm_ring_geom tx; /**< The peer's queue (private copy). */
+	struct shm_mailbox_hdr *remote; /**< Peer's mailbox: we only write. */
+	/* Hot: receive side. */
+	uint32_t rx_cons;        /**< Next index we read (private). */
+	uint32_t rx_held;        /**< Delivered, released on the next call. */
+	struct shm_ring_geom rx; /**< Our queue (private copy). */
+	struct shm_mailbox_hdr *local; /**< Our mailbox: we only read. */
+	/* Cold. */
+	int broken;              /**< -EPROTO once the peer broke the rules. */
+	bool peer_gone;          /**< EOF seen on the socket. */
+	bool lost_reported;
+	int sock;
+	struct shm_map local_map;
+	struct shm_map remote_map;
+	struct rte_comch_conn *conn;
+	struct shm_server *server; /**< NULL on the host side. */
+};
+
+/** Parsed devargs (comch_shm.c). */
+struct shm_devargs {
+	int role;                 /**< enum rte_comch_role, -1 if absent. */
+	char path[PATH_MAX];
+	uint16_t nb_functions;
+	char functions[SHM_MAX_FUNCTIONS][SHM_FUNC_NAME_MAX];
+	bool have_functions;      /**< functions= given. */
+	bool have_function;       /**< function= given. */
+};
+
+/* comch_shm.c */
+bool shm_function_name_valid(const char *s);
+int shm_parse_devargs(const char *devname, const char *args,
+		struct shm_devargs *da);
+
+/* comch_shm_socket.c */
+void shm_ring_geom_init(struct shm_ring_geom *g, uint32_t depth,
+		uint32_t max_msg);
+int shm_mailbox_create(const struct shm_ring_geom *g, const char *tag,
+		int *fd, void **base);
+int shm_mailbox_map(int fd, const struct shm_ring_geom *g, void **base,
+		char *why, size_t why_len);
+int shm_msg_send(int sock, const struct shm_msg *msg, int fd);
+int shm_msg_recv(int sock, struct shm_msg *msg, int *fd);
+void shm_msg_init(struct shm_msg *msg, enum shm_msg_type type);
+void shm_send_reject(int sock, int err, const char *fmt, ...)
+	__rte_format_printf(3, 4);
+int shm_rep_listen(struct shm_rep *rep);
+void shm_rep_close(struct shm_rep *rep);
+void shm_pending_free(struct shm_pending *p);
+
+/* comch_shm_ctrl.c */
+int shm_server_create(struct rte_comch_dev *cdev, struct rte_comch_server *srv);
+void shm_server_destroy(struct rte_comch_dev *cdev, struct rte_comch_server *srv);
+int shm_server_start(struct rte_comch_dev *cdev, struct rte_comch_server *srv);
+int shm_server_stop(struct rte_comch_dev *cdev, struct rte_comch_server *srv);
+int shm_server_poll(struct rte_comch_dev *cdev, struct rte_comch_server *srv);
+int shm_client_create(struct rte_comch_dev *cdev, struct rte_comch_client *cli);
+void shm_client_destroy(struct rte_comch_dev *cdev, struct rte_comch_client *cli);
+int shm_client_start(struct rte_comch_dev *cdev, struct rte_comch_client *cli);
+void shm_client_abort(struct rte_comch_dev *cdev, struct rte_comch_client *cli);
+int shm_client_poll(struct rte_comch_dev *cdev, struct rte_comch_client *cli);
+void shm_conn_close(struct rte_comch_dev *cdev, struct rte_comch_conn *conn);
+int shm_msg_send_op(struct rte_comch_conn *conn, const void *data, uint32_t len);
+int shm_msg_recv_burst(struct rte_comch_conn *conn, struct rte_comch_msg *msgs,
+		uint16_t nb_msgs);
+uint64_t shm_conn_in_flight(struct rte_comch_conn *conn);
+
+#endif /* COMCH_SHM_PRIV_H */

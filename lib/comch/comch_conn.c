@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 Comch on DPDK authors
+ */
+
+/*
+ * Connections: user data, statistics, control messages, and the helpers a
+ * driver uses to report connection events.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "comch_private.h"
+
+/* Messages taken per receive call when delivering through a callback. */
+#define COMCH_DISPATCH_BURST 32
+
+int
+rte_comch_conn_user_data_set(struct rte_comch_conn *conn, uint64_t user_data)
+{
+	if (conn == NULL)
+		return -EINVAL;
+	conn->user_data = user_data;
+	return 0;
+}
+
+uint64_t
+rte_comch_conn_user_data_get(const struct rte_comch_conn *conn)
+{
+	return conn == NULL ? 0 : conn->user_data;
+}
+
+uint32_t
+rte_comch_conn_id(const struct rte_comch_conn *conn)
+{
+	return conn == NULL ? UINT32_MAX : conn->id;
+}
+
+uint32_t
+rte_comch_conn_max_msg_size(const struct rte_comch_conn *conn)
+{
+	return conn == NULL ? 0 : conn->max_msg_size;
+}
+
+int
+rte_comch_conn_stats_get(struct rte_comch_conn *conn,
+		struct rte_comch_conn_stats *stats)
+{
+	if (conn == NULL || stats == NULL)
+		return -EINVAL;
+	stats->msgs_sent = conn->msgs_sent;
+	stats->bytes_sent = conn->bytes_sent;
+	stats->msgs_recv = conn->msgs_recv;
+	stats->bytes_recv = conn->bytes_recv;
+	stats->msgs_in_flight = conn->dev->dev_ops->conn_in_flight(conn);
+	return 0;
+}
+
+int
+rte_comch_conn_stats_reset(struct rte_comch_conn *conn)
+{
+	if (conn == NULL)
+		return -EINVAL;
+	conn->msgs_sent = 0;
+	conn->bytes_sent = 0;
+	conn->msgs_recv = 0;
+	conn->bytes_recv = 0;
+	return 0;
+}
+
+/* Send and receive are allowed while running, and while stopping so that
+ * what was queued before the peer left can still be drained; a connection
+ * the application released (pending release inside a poll) is gone. */
+static inline int
+comch_conn_usable(const struct rte_comch_conn *conn)
+{
+	if (unlikely(conn->flags & COMCH_F_RELEASE_PENDING))
+		return -ENOTCONN;
+	if (unlikely(!comch_state_allows(conn->state, COMCH_OP_SEND)))
+		return -ENOTCONN;
+	return 0;
+}
+
+int
+rte_comch_msg_send(struct rte_comch_conn *conn, const void *data, uint32_t len)
+{
+	int ret;
+
+	if (unlikely(conn == NULL || (data == NULL && len != 0)))
+		return -EINVAL;
+	if (unlikely(len > conn->max_msg_size))
+		return -EMSGSIZE;
+	ret = comch_conn_usable(conn);
+	if (unlikely(ret < 0))
+		return ret;
+	if (unlikely(conn->state == RTE_COMCH_STATE_STOPPING))
+		return -ECONNRESET;
+	ret = conn->dev->dev_ops->msg_send(conn, data, len);
+	if (likely(ret == 0)) {
+		conn->msgs_sent++;
+		conn->bytes_sent += len;
+	}
+	return ret;
+}
+
+int
+rte_comch_msg_recv_burst(struct rte_comch_conn *conn,
+		struct rte_comch_msg *msgs, uint16_t nb_msgs)
+{
+	int ret, i;
+
+	if (unlikely(conn == NULL || msgs == NULL))
+		return -EINVAL;
+	ret = comch_conn_usable(conn);
+	if (unlikely(ret < 0))
+		return ret;
+	ret = conn->dev->dev_ops->msg_recv_burst(conn, msgs, nb_msgs);
+	if (ret > 0) {
+		conn->msgs_recv += ret;
+		for (i = 0; i < ret; i++)
+			conn->bytes_recv += msgs[i].len;
+	}
+	return ret;
+}
+
+int
+comch_conn_dispatch(struct rte_comch_conn *conn, rte_comch_msg_cb_t cb,
+		void *arg)
+{
+	struct rte_comch_msg msgs[COMCH_DISPATCH_BURST];
+	int n, i, total = 0;
+
+	do {
+		n = rte_comch_msg_recv_burst(conn, msgs, RTE_DIM(msgs));
+		for (i = 0; i < n; i++) {
+			cb(conn, &msgs[i], arg);
+			/* The callback may release the connection: deliver
+			 * nothing more on it. */
+			if (conn->flags & COMCH_F_RELEASE_PENDING)
+				return total + i + 1;
+		}
+		if (n > 0)
+			total += n;
+	} while (n == (int)RTE_DIM(msgs));
+	return total;
+}
+
+void
+comch_conn_release(struct rte_comch_conn *conn)
+{
+	struct rte_comch_server *srv = conn->server;
+	struct rte_comch_client *cli = conn->client;
+
+	conn->dev->dev_ops->conn_close(conn->dev, conn);
+	if (srv != NULL) {
+		TAILQ_REMOVE(&srv->conns, conn, next);
+		srv->nb_conns--;
+	}
+	if (cli != NULL && cli->conn == conn)
+		cli->conn = NULL;
+	rte_free(conn);
+}
+
+/* ------------------------------------------------------- driver helpers */
+
+struct rte_comch_conn *
+rte_comch_pmd_conn_alloc(struct rte_comch_dev *dev,
+		struct rte_comch_server *srv, struct rte_comch_client *cli,
+		uint32_t max_msg_size, size_t drv_size)
+{
+	struct rte_comch_conn *conn;
+	size_t head = RTE_ALIGN_CEIL(sizeof(*conn), RTE_CACHE_LINE_SIZE);
+
+	if (dev == NULL || (srv == NULL) == (cli == NULL)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	conn = rte_zmalloc_socket("comch_conn", head + drv_size,
+			RTE_CACHE_LINE_SIZE, rte_socket_id());
+	if (conn == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	conn->dev = dev;
+	conn->server = srv;
+	conn->client = cli;
+	conn->max_msg_size = max_msg_size;
+	conn->state = RTE_COMCH_STATE_STARTING;
+	conn->id = __atomic_fetch_add(&dev->data->next_conn_id, 1,
+			__ATOMIC_RELAXED);
+	conn->drv = drv_size != 0 ? RTE_PTR_ADD(conn, head) : NULL;
+	return conn;
+}
+
+void
+rte_comch_pmd_conn_free(struct rte_comch_conn *conn)
+{
+	rte_free(conn);
+}
+
+void
+rte_comch_pmd_server_connected(struct rte_comch_server *srv,
+		struct rte_comch_conn *conn)
+{
+	comch_state_apply(&conn->state, COMCH_EV_READY);
+	TAILQ_INSERT_TAIL(&srv->conns, conn, next);
+	srv->nb_conns++;
+	COMCH_LOG(DEBUG, "server %s: connection %u established",
+		srv->name, conn->id);
+	if (srv->connect_cb != NULL)
+		srv->connect_cb(srv, conn, srv->cb_arg);
+}
+
+void
+rte_comch_pmd_client_connected(struct rte_comch_client *cli,
+		struct rte_comch_conn *conn)
+{
+	enum rte_comch_state prev = cli->state;
+
+	comch_state_apply(&conn->state, COMCH_EV_READY);
+	if (comch_state_apply(&cli->state, COMCH_EV_READY) < 0) {
+		COMCH_LOG(ERR, "client of %s: connected in state %s",
+			cli->server_name, rte_comch_state_name(cli->state));
+		return;
+	}
+	cli->conn = conn;
+	cli->last_err = 0;
+	COMCH_LOG(DEBUG, "client of %s: connection %u established",
+		cli->server_name, conn->id);
+	if (cli->state_cb != NULL)
+		cli->state_cb(cli, prev, cli->state, 0, cli->cb_arg);
+}
+
+void
+rte_comch_pmd_client_failed(struct rte_comch_client *cli, int err)
+{
+	enum rte_comch_state prev = cli->state;
+
+	if (comch_state_apply(&cli->state, COMCH_EV_START_FAILED) < 0)
+		return;
+	cli->last_err = err;
+	if (cli->state_cb != NULL)
+		cli->state_cb(cli, prev, cli->state, err, cli->cb_arg);
+}
+
+void
+rte_comch_pmd_conn_lost(struct rte_comch_conn *conn, int err)
+{
+	struct rte_comch_server *srv = conn->server;
+	struct rte_comch_client *cli = conn->client;
+	enum rte_comch_state prev;
+
+	rte_comch_msg_cb_t msg_cb = srv != NULL ? srv->msg_cb : cli->msg_cb;
+
+	if (conn->state != RTE_COMCH_STATE_RUNNING)
+		return;
+	/* Callback mode: what the peer queued before leaving is delivered
+	 * before the loss is reported (burst mode: receive returns it until
+	 * -ECONNRESET). */
+	if (msg_cb != NULL && !(conn->flags & COMCH_F_RELEASE_PENDING))
+		comch_conn_dispatch(conn, msg_cb,
+				srv != NULL ? srv->cb_arg : cli->cb_arg);
+	if (comch_state_apply(&conn->state, COMCH_EV_FATAL) < 0)
+		return;
+	conn->lost_err = err;
+	if (srv != NULL) {
+		COMCH_LOG(INFO, "server %s: connection %u lost (%s)",
+			srv->name, conn->id, rte_strerror(-err));
+		if (srv->disconnect_cb != NULL &&
+		    !(conn->flags & COMCH_F_RELEASE_PENDING))
+			srv->disconnect_cb(srv, conn, err, srv->cb_arg);
+		return;
+	}
+	prev = cli->state;
+	if (comch_state_apply(&cli->state, COMCH_EV_FATAL) < 0)
+		return;
+	cli->last_err = err;
+	COMCH_LOG(INFO, "client of %s: connection %u lost (%s)",
+		cli->server_name, conn->id, rte_strerror(-err));
+	if (cli->state_cb != NULL)
+		cli->state_cb(cli, prev, cli->state, err, cli->cb_arg);
+}

@@ -1,0 +1,640 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 Comch on DPDK authors
+ */
+
+#ifndef RTE_COMCH_H
+#define RTE_COMCH_H
+
+/**
+ * @file
+ *
+ * Comch device class: the BlueField host <-> DPU comm channel for DPDK.
+ *
+ * A comch device is one end of the host/DPU link. On the DPU it serves one
+ * or more host functions, each visible as a *representor* ("rep"); on the
+ * host it is attached as exactly one function (rep 0 of the host device).
+ *
+ * - A **server** runs on the DPU, on (device, rep, name), and accepts
+ *   clients of that host function only.
+ * - A **client** runs on the host, on (device, server name), and owns
+ *   exactly one connection once started and accepted.
+ * - A **connection** carries reliable, ordered, bounded control messages.
+ *
+ * Threading: every object (server, client, connection) is owned by the lcore
+ * that polls it. Nothing progresses behind the application's back; callbacks
+ * run inside rte_comch_server_poll() / rte_comch_client_poll() on the
+ * calling lcore. Objects of one device may be polled on different lcores,
+ * each object on one lcore only; no function of this API takes a lock on the
+ * message path.
+ *
+ * Object states follow the vendor SDK: idle -> starting -> running ->
+ * stopping -> idle (see enum rte_comch_state).
+ *
+ * @warning
+ * @b EXPERIMENTAL: this API may change without prior notice.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_bitops.h>
+#include <rte_common.h>
+#include <rte_compat.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Maximum number of comch devices in one process. */
+#define RTE_COMCH_MAX_DEVS 64
+
+/** Storage size for an object name, terminating NUL included. A device may
+ * cap names lower: see rte_comch_caps.max_name_len. */
+#define RTE_COMCH_NAME_MAX 64
+
+/** Storage size for a representor (host function) name such as "pf0vf1". */
+#define RTE_COMCH_REP_NAME_MAX 16
+
+/** Role of a comch device: which end of the link it is. */
+enum rte_comch_role {
+	RTE_COMCH_ROLE_HOST = 0, /**< Host side: clients only. */
+	RTE_COMCH_ROLE_DPU = 1,  /**< DPU side: servers only. */
+};
+
+/** Device supports servers (DPU role). */
+#define RTE_COMCH_CAPA_SERVER   RTE_BIT32(0)
+/** Device supports clients (host role). */
+#define RTE_COMCH_CAPA_CLIENT   RTE_BIT32(1)
+/** Device supports fast-path producers. */
+#define RTE_COMCH_CAPA_PRODUCER RTE_BIT32(2)
+/** Device supports fast-path consumers. */
+#define RTE_COMCH_CAPA_CONSUMER RTE_BIT32(3)
+
+/** Capabilities of a comch device. */
+struct rte_comch_caps {
+	uint32_t flags;              /**< RTE_COMCH_CAPA_* */
+	uint32_t max_name_len;       /**< Server name bound, NUL included. */
+	uint32_t max_msg_size;       /**< Largest control message (bytes). */
+	uint32_t default_msg_size;   /**< Used when a config says 0. */
+	uint32_t max_recv_queue_len; /**< Deepest control receive queue. */
+	uint32_t default_recv_queue_len; /**< Used when a config says 0. */
+	uint32_t max_clients;        /**< Per server; 0 means unlimited. */
+	uint32_t max_send_tasks;     /**< Fast path: in-flight sends per producer. */
+	uint32_t max_post_tasks;     /**< Fast path: posted buffers per consumer. */
+	uint64_t max_buf_size;       /**< Fast path: largest buffer (bytes). */
+	uint32_t max_imm_data_len;   /**< Fast path: immediate data bound (bytes). */
+	uint32_t reserved[7];
+};
+
+/** Information about a comch device. */
+struct rte_comch_dev_info {
+	const char *dev_name;    /**< Device name, e.g. "comch_shm0". */
+	const char *driver_name; /**< Driver name, e.g. "comch_shm". */
+	enum rte_comch_role role; /**< Which end of the link. */
+	int numa_node;           /**< NUMA socket of the device's shared regions. */
+	uint16_t nb_reps;        /**< Host functions served (DPU) or 1 (host). */
+	struct rte_comch_caps caps; /**< What the device can do. */
+};
+
+/**
+ * State of a server, client, producer or consumer.
+ *
+ * | from     | event                         | to       |
+ * |----------|-------------------------------|----------|
+ * | idle     | start                         | starting |
+ * | starting | transport ready               | running  |
+ * | starting | start failed (async)          | idle     |
+ * | starting | stop                          | idle     |
+ * | running  | stop                          | stopping, idle once drained |
+ * | running  | fatal error (peer gone, ...)  | stopping |
+ * | stopping | stop / drained                | idle     |
+ *
+ * Configuration (callbacks, user data) and destroy: idle only.
+ * Sending: running, and stopping while draining.
+ */
+enum rte_comch_state {
+	RTE_COMCH_STATE_IDLE = 0,
+	RTE_COMCH_STATE_STARTING,
+	RTE_COMCH_STATE_RUNNING,
+	RTE_COMCH_STATE_STOPPING,
+};
+
+struct rte_comch_server;
+struct rte_comch_client;
+struct rte_comch_conn;
+
+/**
+ * A control message being delivered. @c data points into the receive queue
+ * and stays valid only until the next receive call on the same connection
+ * (or, in callback mode, until the callback returns). The peer can write
+ * that memory: @c len is validated, the content is the peer's to choose.
+ */
+struct rte_comch_msg {
+	const void *data; /**< Message bytes. */
+	uint32_t len;     /**< Length in bytes, at most the connection's max. */
+};
+
+/** Per-connection statistics. */
+struct rte_comch_conn_stats {
+	uint64_t msgs_sent;   /**< Control messages accepted by send. */
+	uint64_t bytes_sent;  /**< Their payload bytes. */
+	uint64_t msgs_recv;   /**< Control messages delivered to the application. */
+	uint64_t bytes_recv;  /**< Their payload bytes. */
+	uint64_t msgs_in_flight; /**< Sent but not yet confirmed consumed by the peer. */
+};
+
+/** Connection established on a server; @p conn is valid until released
+ * with rte_comch_server_disconnect(). */
+typedef void (*rte_comch_connect_cb_t)(struct rte_comch_server *srv,
+		struct rte_comch_conn *conn, void *arg);
+
+/** Connection lost on a server: the client stopped, died or broke the
+ * protocol (@p err: -ECONNRESET or -EPROTO). Sends now fail with
+ * -ECONNRESET; messages already queued can still be received. The
+ * application must release @p conn with rte_comch_server_disconnect(),
+ * from this callback or later. */
+typedef void (*rte_comch_disconnect_cb_t)(struct rte_comch_server *srv,
+		struct rte_comch_conn *conn, int err, void *arg);
+
+/** Control message delivered in callback mode (see struct rte_comch_msg
+ * for the lifetime of @p msg). */
+typedef void (*rte_comch_msg_cb_t)(struct rte_comch_conn *conn,
+		const struct rte_comch_msg *msg, void *arg);
+
+/** Client changed state; @p err is 0 or why (-ENOENT: no such server,
+ * -ECONNREFUSED: nothing listens for this function, -EPROTO: refused by
+ * the server, -ECONNRESET: server gone). */
+typedef void (*rte_comch_client_state_cb_t)(struct rte_comch_client *cli,
+		enum rte_comch_state prev, enum rte_comch_state next, int err,
+		void *arg);
+
+/** Server configuration. */
+struct rte_comch_server_conf {
+	uint16_t rep_id;         /**< Host function served (rte_comch_rep_get_by_name()). */
+	const char *name;        /**< Unique per (device, rep); copied. */
+	uint32_t max_msg_size;   /**< Must equal the client's; 0: device default. */
+	uint32_t recv_queue_len; /**< Per connection; 0: device default. */
+	uint32_t max_clients;    /**< 0: device limit. */
+	rte_comch_connect_cb_t connect_cb;       /**< Optional. */
+	rte_comch_disconnect_cb_t disconnect_cb; /**< Optional. */
+	rte_comch_msg_cb_t msg_cb; /**< Optional: NULL means receive by burst. */
+	void *cb_arg;            /**< Passed to every callback. */
+};
+
+/** Client configuration. */
+struct rte_comch_client_conf {
+	const char *server_name; /**< Server to reach; copied. */
+	uint32_t max_msg_size;   /**< Must equal the server's; 0: device default. */
+	uint32_t recv_queue_len; /**< 0: device default. */
+	rte_comch_client_state_cb_t state_cb; /**< Optional. */
+	rte_comch_msg_cb_t msg_cb; /**< Optional: NULL means receive by burst. */
+	void *cb_arg;            /**< Passed to every callback. */
+};
+
+/* ---------------------------------------------------------------- devices */
+
+/**
+ * Number of comch devices attached in this process.
+ *
+ * @return
+ *   The count, 0 when none.
+ */
+__rte_experimental
+uint16_t rte_comch_dev_count(void);
+
+/**
+ * Whether @p dev_id names an attached device.
+ *
+ * @param dev_id
+ *   Device identifier.
+ * @return
+ *   true if valid.
+ */
+__rte_experimental
+bool rte_comch_is_valid_dev(int16_t dev_id);
+
+/**
+ * Next attached device at or after @p start_dev_id.
+ *
+ * @param start_dev_id
+ *   First identifier to look at.
+ * @return
+ *   The device identifier, or -1 when there is none.
+ */
+__rte_experimental
+int16_t rte_comch_next_dev(int16_t start_dev_id);
+
+/** Iterate over attached comch devices. */
+#define RTE_COMCH_FOREACH_DEV(p) \
+	for (p = rte_comch_next_dev(0); p != -1; p = rte_comch_next_dev(p + 1))
+
+/**
+ * Find a device by name.
+ *
+ * @param name
+ *   Device name as given to --vdev, e.g. "comch_shm0".
+ * @return
+ *   The device identifier (>= 0), or -EINVAL if @p name is NULL,
+ *   -ENODEV if no such device is attached.
+ */
+__rte_experimental
+int rte_comch_get_dev_id_by_name(const char *name);
+
+/**
+ * Get device information and capabilities.
+ *
+ * @param dev_id
+ *   Device identifier.
+ * @param[out] info
+ *   Filled on success.
+ * @return
+ *   0 on success, -EINVAL if @p info is NULL or @p dev_id is invalid.
+ */
+__rte_experimental
+int rte_comch_info_get(int16_t dev_id, struct rte_comch_dev_info *info);
+
+/**
+ * Find a representor (host function) of a device by name.
+ *
+ * @param dev_id
+ *   Device identifier.
+ * @param name
+ *   Function name, e.g. "pf0" or "pf0vf1".
+ * @param[out] rep_id
+ *   Its identifier, in [0, nb_reps).
+ * @return
+ *   0 on success, -EINVAL on NULL arguments or an invalid device,
+ *   -ENOENT if the device does not serve that function.
+ */
+__rte_experimental
+int rte_comch_rep_get_by_name(int16_t dev_id, const char *name,
+		uint16_t *rep_id);
+
+/**
+ * Name of a representor.
+ *
+ * @param dev_id
+ *   Device identifier.
+ * @param rep_id
+ *   Representor identifier.
+ * @param[out] buf
+ *   Receives the NUL-terminated name.
+ * @param size
+ *   Size of @p buf; RTE_COMCH_REP_NAME_MAX always suffices.
+ * @return
+ *   0 on success, -EINVAL on an invalid device, rep or NULL @p buf,
+ *   -ENOSPC if @p size is too small.
+ */
+__rte_experimental
+int rte_comch_rep_name(int16_t dev_id, uint16_t rep_id, char *buf,
+		size_t size);
+
+/* ---------------------------------------------------------------- servers */
+
+/**
+ * Create a server (DPU role). It is idle until rte_comch_server_start().
+ * Memory comes from the NUMA socket of the calling lcore.
+ *
+ * @param dev_id
+ *   DPU-role device.
+ * @param conf
+ *   Configuration; the name is copied.
+ * @return
+ *   The server, or NULL with rte_errno set to:
+ *   - EINVAL: NULL argument, invalid device, empty name or bad rep_id;
+ *   - ENOTSUP: the device cannot host servers (host role);
+ *   - ENAMETOOLONG: name does not fit in caps.max_name_len (NUL included);
+ *   - ERANGE: max_msg_size or recv_queue_len beyond the capability;
+ *   - EEXIST: a server of that name already exists on (device, rep);
+ *   - ENOMEM: out of memory.
+ */
+__rte_experimental
+struct rte_comch_server *
+rte_comch_server_create(int16_t dev_id,
+		const struct rte_comch_server_conf *conf);
+
+/**
+ * Start accepting clients. The server is running when this returns.
+ *
+ * @param srv
+ *   The server.
+ * @return
+ *   0 on success, -EINVAL if @p srv is NULL, -EBUSY if not idle, or a
+ *   negative errno from the transport (logged).
+ */
+__rte_experimental
+int rte_comch_server_start(struct rte_comch_server *srv);
+
+/**
+ * Stop the server: stop accepting, disconnect every connection (clients are
+ * notified, disconnect_cb is invoked for each, then each connection is
+ * released) and return to idle.
+ *
+ * @param srv
+ *   The server.
+ * @return
+ *   0 on success, -EINVAL if @p srv is NULL, -EBUSY if idle or if a
+ *   connection still has fast-path objects.
+ */
+__rte_experimental
+int rte_comch_server_stop(struct rte_comch_server *srv);
+
+/**
+ * Destroy an idle server.
+ *
+ * @param srv
+ *   The server, or NULL (no-op).
+ * @return
+ *   0 on success, -EBUSY if not idle.
+ */
+__rte_experimental
+int rte_comch_server_destroy(struct rte_comch_server *srv);
+
+/**
+ * Make progress: accept pending clients, detect lost ones, and in callback
+ * mode deliver received control messages. Callbacks run on the calling
+ * lcore, which must be the only one polling @p srv.
+ *
+ * @param srv
+ *   The server.
+ * @return
+ *   Number of events and messages handled (>= 0), or -EINVAL if @p srv is
+ *   NULL.
+ */
+__rte_experimental
+int rte_comch_server_poll(struct rte_comch_server *srv);
+
+/**
+ * Disconnect a connection and release it. The client is notified (its
+ * state goes to stopping with -ECONNRESET). Also the way to release a
+ * connection reported by disconnect_cb. @p conn is invalid afterwards.
+ *
+ * @param srv
+ *   The server owning @p conn.
+ * @param conn
+ *   The connection.
+ * @return
+ *   0 on success, -EINVAL if an argument is NULL or @p conn belongs to
+ *   another server, -EBUSY if the connection has fast-path objects.
+ */
+__rte_experimental
+int rte_comch_server_disconnect(struct rte_comch_server *srv,
+		struct rte_comch_conn *conn);
+
+/**
+ * Current state of a server.
+ *
+ * @param srv
+ *   The server.
+ * @return
+ *   The state; RTE_COMCH_STATE_IDLE for NULL.
+ */
+__rte_experimental
+enum rte_comch_state rte_comch_server_state(const struct rte_comch_server *srv);
+
+/**
+ * Number of connections a server holds (including lost ones not yet
+ * released).
+ *
+ * @param srv
+ *   The server.
+ * @return
+ *   The count (0 for NULL).
+ */
+__rte_experimental
+uint32_t rte_comch_server_conn_count(const struct rte_comch_server *srv);
+
+/* ---------------------------------------------------------------- clients */
+
+/**
+ * Create a client (host role). It is idle until rte_comch_client_start().
+ *
+ * @param dev_id
+ *   Host-role device.
+ * @param conf
+ *   Configuration; the server name is copied.
+ * @return
+ *   The client, or NULL with rte_errno set to:
+ *   - EINVAL: NULL argument, invalid device or empty name;
+ *   - ENOTSUP: the device cannot host clients (DPU role);
+ *   - ENAMETOOLONG: name does not fit in caps.max_name_len;
+ *   - ERANGE: max_msg_size or recv_queue_len beyond the capability;
+ *   - ENOMEM: out of memory.
+ */
+__rte_experimental
+struct rte_comch_client *
+rte_comch_client_create(int16_t dev_id,
+		const struct rte_comch_client_conf *conf);
+
+/**
+ * Start connecting. Connection completes asynchronously, reported by
+ * state_cb from rte_comch_client_poll(): starting -> running on success,
+ * starting -> idle with the reason on failure (-ENOENT when the server does
+ * not exist yet; start again to retry).
+ *
+ * @param cli
+ *   The client.
+ * @return
+ *   0 if the attempt started, -EINVAL if @p cli is NULL, -EBUSY if not
+ *   idle, -ENOMEM.
+ */
+__rte_experimental
+int rte_comch_client_start(struct rte_comch_client *cli);
+
+/**
+ * Stop the client: the server is notified and the connection released.
+ * The client is idle afterwards and may be started again.
+ *
+ * @param cli
+ *   The client.
+ * @return
+ *   0 on success, -EINVAL if @p cli is NULL, -EBUSY if idle or if the
+ *   connection has fast-path objects.
+ */
+__rte_experimental
+int rte_comch_client_stop(struct rte_comch_client *cli);
+
+/**
+ * Destroy an idle client.
+ *
+ * @param cli
+ *   The client, or NULL (no-op).
+ * @return
+ *   0 on success, -EBUSY if not idle.
+ */
+__rte_experimental
+int rte_comch_client_destroy(struct rte_comch_client *cli);
+
+/**
+ * Make progress: complete the connection, detect a lost server, and in
+ * callback mode deliver received control messages.
+ *
+ * @param cli
+ *   The client.
+ * @return
+ *   Number of events and messages handled (>= 0), or -EINVAL.
+ */
+__rte_experimental
+int rte_comch_client_poll(struct rte_comch_client *cli);
+
+/**
+ * Current state of a client.
+ *
+ * @param cli
+ *   The client.
+ * @param[out] last_err
+ *   If not NULL, receives the error of the last transition (0 if none).
+ * @return
+ *   The state; RTE_COMCH_STATE_IDLE for NULL.
+ */
+__rte_experimental
+enum rte_comch_state rte_comch_client_state(const struct rte_comch_client *cli,
+		int *last_err);
+
+/**
+ * The client's connection.
+ *
+ * @param cli
+ *   The client.
+ * @return
+ *   The connection while running (or stopping after the server left),
+ *   else NULL.
+ */
+__rte_experimental
+struct rte_comch_conn *rte_comch_client_conn(const struct rte_comch_client *cli);
+
+/* ------------------------------------------------------------ connections */
+
+/**
+ * Set the connection's opaque user data (default 0).
+ *
+ * @param conn
+ *   The connection.
+ * @param user_data
+ *   Any value.
+ * @return
+ *   0, or -EINVAL if @p conn is NULL.
+ */
+__rte_experimental
+int rte_comch_conn_user_data_set(struct rte_comch_conn *conn,
+		uint64_t user_data);
+
+/**
+ * Get the connection's user data.
+ *
+ * @param conn
+ *   The connection.
+ * @return
+ *   The value; 0 for NULL.
+ */
+__rte_experimental
+uint64_t rte_comch_conn_user_data_get(const struct rte_comch_conn *conn);
+
+/**
+ * Connection identifier, unique per device while the connection exists;
+ * the same number appears in logs and telemetry.
+ *
+ * @param conn
+ *   The connection.
+ * @return
+ *   The identifier; UINT32_MAX for NULL.
+ */
+__rte_experimental
+uint32_t rte_comch_conn_id(const struct rte_comch_conn *conn);
+
+/**
+ * Negotiated maximum control message size of a connection.
+ *
+ * @param conn
+ *   The connection.
+ * @return
+ *   Bytes; 0 for NULL.
+ */
+__rte_experimental
+uint32_t rte_comch_conn_max_msg_size(const struct rte_comch_conn *conn);
+
+/**
+ * Read connection statistics.
+ *
+ * @param conn
+ *   The connection.
+ * @param[out] stats
+ *   Filled on success.
+ * @return
+ *   0, or -EINVAL on NULL arguments.
+ */
+__rte_experimental
+int rte_comch_conn_stats_get(struct rte_comch_conn *conn,
+		struct rte_comch_conn_stats *stats);
+
+/**
+ * Reset the sent/received counters (not msgs_in_flight, which is a level).
+ *
+ * @param conn
+ *   The connection.
+ * @return
+ *   0, or -EINVAL if @p conn is NULL.
+ */
+__rte_experimental
+int rte_comch_conn_stats_reset(struct rte_comch_conn *conn);
+
+/**
+ * Send one control message. Never blocks and never drops: a full queue is
+ * reported and the message is not sent. Must be called on the lcore that
+ * polls the connection's server or client.
+ *
+ * @param conn
+ *   The connection.
+ * @param data
+ *   Message bytes (may be NULL when @p len is 0).
+ * @param len
+ *   Length, at most rte_comch_conn_max_msg_size().
+ * @return
+ *   0 when queued;
+ *   -EINVAL: NULL @p conn, or NULL @p data with non-zero @p len;
+ *   -EMSGSIZE: @p len above the connection's max message size;
+ *   -EAGAIN: the peer's receive queue is full; retry after it consumed;
+ *   -ENOTCONN: the connection is not running;
+ *   -ECONNRESET: the peer is gone.
+ */
+__rte_experimental
+int rte_comch_msg_send(struct rte_comch_conn *conn, const void *data,
+		uint32_t len);
+
+/**
+ * Receive up to @p nb_msgs control messages, in send order. Messages
+ * returned by the previous call on this connection are released first, so
+ * their data pointers become invalid.
+ *
+ * @param conn
+ *   The connection.
+ * @param[out] msgs
+ *   Receives the messages.
+ * @param nb_msgs
+ *   Capacity of @p msgs.
+ * @return
+ *   Number of messages (0 when none), or
+ *   -EINVAL: NULL argument;
+ *   -ENOTCONN: the connection is not established;
+ *   -ECONNRESET: the peer is gone and every queued message was delivered.
+ */
+__rte_experimental
+int rte_comch_msg_recv_burst(struct rte_comch_conn *conn,
+		struct rte_comch_msg *msgs, uint16_t nb_msgs);
+
+/**
+ * Name of a state, for logs.
+ *
+ * @param state
+ *   A state.
+ * @return
+ *   A static string ("idle", "starting", "running", "stopping", "?").
+ */
+__rte_experimental
+const char *rte_comch_state_name(enum rte_comch_state state);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RTE_COMCH_H */
