@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 Comch on DPDK authors
+ */
+
+#ifndef COMCH_TEST_H
+#define COMCH_TEST_H
+
+/*
+ * A minimal test harness: each suite is one executable with a table of
+ * cases; a case returns 0 or -1 after printing why. Deadlines below are
+ * failure guards only (a hung peer must not hang CI); no test asserts
+ * timing.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_comch.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_log.h>
+
+#define CHECK(cond, ...) do { \
+	if (!(cond)) { \
+		printf("  FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+		printf(__VA_ARGS__); \
+		printf("\n"); \
+		return -1; \
+	} \
+} while (0)
+
+#define CHECK_EQ(a, b) do { \
+	long long va_ = (long long)(a), vb_ = (long long)(b); \
+	if (va_ != vb_) { \
+		printf("  FAIL %s:%d: %s == %s: %lld != %lld\n", __FILE__, \
+			__LINE__, #a, #b, va_, vb_); \
+		return -1; \
+	} \
+} while (0)
+
+#define CHECK_OK(expr) CHECK_EQ(expr, 0)
+
+struct test_case {
+	const char *name;
+	int (*fn)(void);
+};
+
+static inline int
+test_run_cases(const char *suite, const struct test_case *cases, size_t n)
+{
+	size_t i, failed = 0;
+
+	for (i = 0; i < n; i++) {
+		int ret;
+
+		printf("== %s/%s\n", suite, cases[i].name);
+		fflush(stdout);
+		ret = cases[i].fn();
+		printf("%s %s/%s\n", ret == 0 ? "ok" : "FAILED", suite,
+			cases[i].name);
+		fflush(stdout);
+		failed += ret != 0;
+	}
+	printf("%s: %zu cases, %zu failed\n", suite, n, failed);
+	return failed == 0 ? 0 : 1;
+}
+
+/* Failure guard: seconds from now, in timer cycles. */
+static inline uint64_t
+test_deadline(double seconds)
+{
+	return rte_get_timer_cycles() +
+		(uint64_t)(seconds * (double)rte_get_timer_hz());
+}
+
+static inline int
+test_expired(uint64_t deadline)
+{
+	return rte_get_timer_cycles() > deadline;
+}
+
+/* Start EAL with the usual test arguments plus @p extra (NULL-terminated). */
+static inline int
+test_eal_init(const char *prog, const char *prefix, const char *lcores,
+		const char * const *extra)
+{
+	char *argv[32];
+	char prefix_arg[128];
+	int argc = 0, ret;
+
+	snprintf(prefix_arg, sizeof(prefix_arg), "--file-prefix=%s-%d",
+		prefix, (int)getpid());
+	argv[argc++] = (char *)(uintptr_t)prog;
+	argv[argc++] = (char *)(uintptr_t)"-l";
+	argv[argc++] = (char *)(uintptr_t)lcores;
+	argv[argc++] = (char *)(uintptr_t)"--no-huge";
+	argv[argc++] = (char *)(uintptr_t)"--no-pci";
+	argv[argc++] = (char *)(uintptr_t)"-m";
+	argv[argc++] = (char *)(uintptr_t)"128";
+	argv[argc++] = (char *)(uintptr_t)"--log-level=lib.eal:error";
+	argv[argc++] = (char *)(uintptr_t)"--log-level=lib.telemetry:error";
+	argv[argc++] = prefix_arg;
+	while (extra != NULL && *extra != NULL && argc < 31)
+		argv[argc++] = (char *)(uintptr_t)*extra++;
+	argv[argc] = NULL;
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0)
+		printf("cannot initialise EAL: %s\n", rte_strerror(rte_errno));
+	return ret;
+}
+
+/* A fresh folder for a test's link sockets. */
+static inline int
+test_mkdtemp(char *buf, size_t size)
+{
+	snprintf(buf, size, "/tmp/comch-test.XXXXXX");
+	return mkdtemp(buf) == NULL ? -errno : 0;
+}
+
+/*
+ * Log capture: everything DPDK logs goes to a memory stream (and is echoed
+ * to stderr) so a test can assert what a log line says.
+ */
+static char *test_log_buf;
+static size_t test_log_len;
+static FILE *test_log_mem;
+
+static inline ssize_t
+test_log_write(void *c __rte_unused, const char *buf, size_t size)
+{
+	fwrite(buf, 1, size, stderr);
+	if (test_log_mem != NULL)
+		fwrite(buf, 1, size, test_log_mem);
+	return (ssize_t)size;
+}
+
+static inline void
+test_log_capture_init(void)
+{
+	static cookie_io_functions_t fns = { .write = test_log_write };
+	FILE *f = fopencookie(NULL, "w", fns);
+
+	setvbuf(f, NULL, _IONBF, 0);
+	rte_openlog_stream(f);
+}
+
+/* Start a fresh capture. */
+static inline void
+test_log_reset(void)
+{
+	if (test_log_mem != NULL)
+		fclose(test_log_mem);
+	free(test_log_buf);
+	test_log_buf = NULL;
+	test_log_len = 0;
+	test_log_mem = open_memstream(&test_log_buf, &test_log_len);
+}
+
+/* Whether the capture since the last reset contains @p s. */
+static inline int
+test_log_has(const char *s)
+{
+	if (test_log_mem == NULL)
+		return 0;
+	fflush(test_log_mem);
+	return test_log_buf != NULL && strstr(test_log_buf, s) != NULL;
+}
+
+#endif /* COMCH_TEST_H */
