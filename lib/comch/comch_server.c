@@ -49,9 +49,10 @@ comch_obj_check(int16_t dev_id, uint32_t capa, const char *what,
 		return NULL;
 	}
 	if (len >= caps->max_name_len || len >= RTE_COMCH_NAME_MAX) {
-		COMCH_LOG(ERR, "%s: name longer than %u bytes (NUL included)",
-			what, RTE_MIN(caps->max_name_len,
-				(uint32_t)RTE_COMCH_NAME_MAX) - 1);
+		COMCH_LOG(ERR, "%s: name \"%.*s...\" longer than %u characters (the device's limit is %u bytes with the NUL)",
+			what, 16, name, RTE_MIN(caps->max_name_len,
+				(uint32_t)RTE_COMCH_NAME_MAX) - 1,
+			caps->max_name_len);
 		rte_errno = ENAMETOOLONG;
 		return NULL;
 	}
