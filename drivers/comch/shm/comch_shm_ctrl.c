@@ -149,6 +149,14 @@ shm_conn_close(struct rte_comch_dev *cdev __rte_unused,
 {
 	struct shm_conn *sc = conn->drv;
 
+	/* Closing ends the application's use of the last burst received:
+	 * confirm it, so the peer's in-flight count is exact. */
+	if (sc->rx_held != 0 && !sc->broken) {
+		sc->rx_cons += sc->rx_held;
+		sc->rx_held = 0;
+		__atomic_store_n(&sc->remote->tx_cons, sc->rx_cons,
+				__ATOMIC_RELEASE);
+	}
 	if (sc->sock >= 0) {
 		if (sc->server != NULL)
 			epoll_ctl(sc->server->epfd, EPOLL_CTL_DEL, sc->sock,
