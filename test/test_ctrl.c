@@ -124,6 +124,17 @@ connect_client(struct rte_comch_client *cli, struct rte_comch_server *srv,
 	return st;
 }
 
+/* Poll a client until it leaves "running" (failure guard: 10 s). */
+static void
+poll_client_while_running(struct rte_comch_client *cli)
+{
+	uint64_t dl = test_deadline(10);
+
+	while (rte_comch_client_state(cli, NULL) == RTE_COMCH_STATE_RUNNING &&
+	       !test_expired(dl))
+		rte_comch_client_poll(cli);
+}
+
 /* Poll the server until @p cond holds (failure guard: 10 s). */
 #define POLL_SERVER_UNTIL(srv, cli, cond) do { \
 	uint64_t dl_ = test_deadline(10); \
@@ -556,13 +567,7 @@ test_server_disconnect(void)
 	CHECK_OK(rte_comch_server_disconnect(srv, e.conn));
 	CHECK_EQ(rte_comch_server_conn_count(srv), 0);
 
-	{
-		uint64_t dl = test_deadline(10);
-
-		while (rte_comch_client_state(cli, NULL) == RTE_COMCH_STATE_RUNNING &&
-		       !test_expired(dl))
-			rte_comch_client_poll(cli);
-	}
+	poll_client_while_running(cli);
 	CHECK_EQ(rte_comch_client_state(cli, &err), RTE_COMCH_STATE_STOPPING);
 	CHECK_EQ(err, -ECONNRESET);
 	CHECK(rte_comch_client_conn(cli) == cc, "connection gone before stop");
@@ -640,13 +645,7 @@ test_callbacks(void)
 	POLL_SERVER_UNTIL(srv, NULL, rte_comch_server_conn_count(srv) == 0);
 	CHECK_EQ(e.msgs, 150);
 	CHECK_EQ(e.disconnects, 0); /* released by the application itself */
-	{
-		uint64_t dl = test_deadline(10);
-
-		while (rte_comch_client_state(cli, NULL) == RTE_COMCH_STATE_RUNNING &&
-		       !test_expired(dl))
-			rte_comch_client_poll(cli);
-	}
+	poll_client_while_running(cli);
 	CHECK_EQ(rte_comch_client_state(cli, &err), RTE_COMCH_STATE_STOPPING);
 	CHECK_EQ(err, -ECONNRESET);
 	teardown(cli, srv);
@@ -676,13 +675,7 @@ test_max_clients_and_stop(void)
 	/* Stopping the server releases its connections and tells clients. */
 	CHECK_OK(rte_comch_server_stop(srv));
 	CHECK_EQ(rte_comch_server_conn_count(srv), 0);
-	{
-		uint64_t dl = test_deadline(10);
-
-		while (rte_comch_client_state(a, NULL) == RTE_COMCH_STATE_RUNNING &&
-		       !test_expired(dl))
-			rte_comch_client_poll(a);
-	}
+	poll_client_while_running(a);
 	CHECK_EQ(rte_comch_client_state(a, &err), RTE_COMCH_STATE_STOPPING);
 	CHECK_EQ(err, -ECONNRESET);
 	/* A stopped server is not reachable. */

@@ -123,15 +123,14 @@ rte_comch_client_stop(struct rte_comch_client *cli)
 int
 rte_comch_client_destroy(struct rte_comch_client *cli)
 {
+	int ret;
+
 	if (cli == NULL)
 		return 0;
-	if ((cli->flags & COMCH_F_IN_POLL) ||
-	    !comch_state_allows(cli->state, COMCH_OP_DESTROY)) {
-		COMCH_LOG(ERR, "client of %s: cannot destroy in state %s%s; stop it first",
-			cli->server_name, rte_comch_state_name(cli->state),
-			(cli->flags & COMCH_F_IN_POLL) ? " from a callback" : "");
-		return -EBUSY;
-	}
+	ret = comch_obj_destroy_check(cli->state, cli->flags, "client of",
+			cli->server_name);
+	if (ret < 0)
+		return ret;
 	cli->dev->dev_ops->client_destroy(cli->dev, cli);
 	rte_free(cli);
 	return 0;

@@ -75,6 +75,20 @@ comch_obj_check(int16_t dev_id, uint32_t capa, const char *what,
 	return dev;
 }
 
+int
+comch_obj_destroy_check(enum rte_comch_state state, uint32_t flags,
+		const char *what, const char *name)
+{
+	if ((flags & COMCH_F_IN_POLL) ||
+	    !comch_state_allows(state, COMCH_OP_DESTROY)) {
+		COMCH_LOG(ERR, "%s %s: cannot destroy in state %s%s; stop it first",
+			what, name, rte_comch_state_name(state),
+			(flags & COMCH_F_IN_POLL) ? " from a callback" : "");
+		return -EBUSY;
+	}
+	return 0;
+}
+
 struct rte_comch_server *
 rte_comch_server_create(int16_t dev_id, const struct rte_comch_server_conf *conf)
 {
@@ -207,15 +221,14 @@ rte_comch_server_stop(struct rte_comch_server *srv)
 int
 rte_comch_server_destroy(struct rte_comch_server *srv)
 {
+	int ret;
+
 	if (srv == NULL)
 		return 0;
-	if ((srv->flags & COMCH_F_IN_POLL) ||
-	    !comch_state_allows(srv->state, COMCH_OP_DESTROY)) {
-		COMCH_LOG(ERR, "server %s: cannot destroy in state %s%s; stop it first",
-			srv->name, rte_comch_state_name(srv->state),
-			(srv->flags & COMCH_F_IN_POLL) ? " from a callback" : "");
-		return -EBUSY;
-	}
+	ret = comch_obj_destroy_check(srv->state, srv->flags, "server",
+			srv->name);
+	if (ret < 0)
+		return ret;
 	srv->dev->dev_ops->server_destroy(srv->dev, srv);
 	rte_free(srv);
 	return 0;
