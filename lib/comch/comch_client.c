@@ -48,6 +48,7 @@ rte_comch_client_create(int16_t dev_id, const struct rte_comch_client_conf *conf
 	cli->recv_queue_len = rq;
 	cli->state_cb = conf->state_cb;
 	cli->msg_cb = conf->msg_cb;
+	cli->consumer_event_cb = conf->consumer_event_cb;
 	cli->cb_arg = conf->cb_arg;
 
 	ret = dev->dev_ops->client_create(dev, cli);
@@ -104,7 +105,7 @@ rte_comch_client_stop(struct rte_comch_client *cli)
 			cli->server_name, rte_comch_state_name(cli->state));
 		return -EBUSY;
 	}
-	if (cli->conn != NULL && cli->conn->nb_fp_objects != 0) {
+	if (cli->conn != NULL && comch_conn_close_begin(cli->conn) < 0) {
 		COMCH_LOG(ERR, "client of %s: cannot stop, connection %u has %u producers/consumers; destroy them first",
 			cli->server_name, cli->conn->id,
 			cli->conn->nb_fp_objects);

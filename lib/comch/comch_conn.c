@@ -150,12 +150,28 @@ comch_conn_dispatch(struct rte_comch_conn *conn, rte_comch_msg_cb_t cb,
 	return total;
 }
 
+int
+comch_conn_close_begin(struct rte_comch_conn *conn)
+{
+	int ret = 0;
+
+	rte_spinlock_lock(&conn->fp_lock);
+	if (conn->nb_fp_objects != 0)
+		ret = -EBUSY;
+	else
+		conn->closing = true;
+	rte_spinlock_unlock(&conn->fp_lock);
+	return ret;
+}
+
 void
 comch_conn_release(struct rte_comch_conn *conn)
 {
 	struct rte_comch_server *srv = conn->server;
 	struct rte_comch_client *cli = conn->client;
 
+	/* Callers checked nb_fp_objects == 0 under the lock with closing
+	 * set, so no producer or consumer can appear any more. */
 	conn->dev->dev_ops->conn_close(conn->dev, conn);
 	if (srv != NULL) {
 		TAILQ_REMOVE(&srv->conns, conn, next);
@@ -194,6 +210,7 @@ rte_comch_pmd_conn_alloc(struct rte_comch_dev *dev,
 	conn->id = __atomic_fetch_add(&dev->data->next_conn_id, 1,
 			__ATOMIC_RELAXED);
 	conn->drv = drv_size != 0 ? RTE_PTR_ADD(conn, head) : NULL;
+	rte_spinlock_init(&conn->fp_lock);
 	return conn;
 }
 

@@ -58,8 +58,15 @@ const char *comch_event_name(enum comch_event ev);
 
 /* ------------------------------------------------------------- internals */
 
+/** Refuse new producers/consumers on @p conn before releasing it: 0, or
+ * -EBUSY if some exist. */
+int comch_conn_close_begin(struct rte_comch_conn *conn);
+
 /** Release a connection: driver close, unlink from its owner, free. */
 void comch_conn_release(struct rte_comch_conn *conn);
+
+/** Point a device's fast-path slot back at the dummy functions. */
+void comch_fp_ops_reset(int16_t dev_id);
 
 /** Deliver received messages of @p conn to @p cb; returns count. */
 int comch_conn_dispatch(struct rte_comch_conn *conn, rte_comch_msg_cb_t cb,

@@ -140,6 +140,7 @@ rte_comch_server_create(int16_t dev_id, const struct rte_comch_server_conf *conf
 	srv->connect_cb = conf->connect_cb;
 	srv->disconnect_cb = conf->disconnect_cb;
 	srv->msg_cb = conf->msg_cb;
+	srv->consumer_event_cb = conf->consumer_event_cb;
 	srv->cb_arg = conf->cb_arg;
 	TAILQ_INIT(&srv->conns);
 
@@ -177,10 +178,10 @@ rte_comch_server_start(struct rte_comch_server *srv)
 static int
 comch_server_busy(const struct rte_comch_server *srv, const char *what)
 {
-	const struct rte_comch_conn *conn;
+	struct rte_comch_conn *conn;
 
 	TAILQ_FOREACH(conn, &srv->conns, next) {
-		if (conn->nb_fp_objects != 0) {
+		if (__atomic_load_n(&conn->nb_fp_objects, __ATOMIC_ACQUIRE) != 0) {
 			COMCH_LOG(ERR, "server %s: cannot %s, connection %u has %u producers/consumers; destroy them first",
 				srv->name, what, conn->id, conn->nb_fp_objects);
 			return -EBUSY;
@@ -210,6 +211,17 @@ rte_comch_server_stop(struct rte_comch_server *srv)
 	ret = comch_server_busy(srv, "stop");
 	if (ret < 0)
 		return ret;
+	TAILQ_FOREACH(conn, &srv->conns, next) {
+		if (comch_conn_close_begin(conn) < 0) {
+			/* Raced with a producer/consumer creation. */
+			TAILQ_FOREACH(tmp, &srv->conns, next) {
+				if (tmp == conn)
+					break;
+				tmp->closing = false;
+			}
+			return comch_server_busy(srv, "stop");
+		}
+	}
 	comch_state_apply(&srv->state, COMCH_EV_STOP);
 	srv->dev->dev_ops->server_stop(srv->dev, srv);
 	RTE_TAILQ_FOREACH_SAFE(conn, &srv->conns, next, tmp)
@@ -269,7 +281,7 @@ rte_comch_server_disconnect(struct rte_comch_server *srv,
 		return -EINVAL;
 	if (conn->flags & COMCH_F_RELEASE_PENDING)
 		return 0;
-	if (conn->nb_fp_objects != 0) {
+	if (comch_conn_close_begin(conn) < 0) {
 		COMCH_LOG(ERR, "server %s: cannot disconnect connection %u, it has %u producers/consumers; destroy them first",
 			srv->name, conn->id, conn->nb_fp_objects);
 		return -EBUSY;

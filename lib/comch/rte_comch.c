@@ -159,6 +159,7 @@ rte_comch_pmd_release(struct rte_comch_dev *dev)
 
 	if (dev == NULL || !dev->attached)
 		return -EINVAL;
+	comch_fp_ops_reset(dev->data->dev_id);
 	if (dev->dev_ops != NULL && dev->dev_ops->dev_close != NULL)
 		ret = dev->dev_ops->dev_close(dev);
 	if (rte_eal_process_type() == RTE_PROC_PRIMARY)

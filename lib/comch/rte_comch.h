@@ -37,9 +37,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <errno.h>
+
 #include <rte_bitops.h>
 #include <rte_common.h>
 #include <rte_compat.h>
+
+#include "rte_comch_core.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -83,7 +87,11 @@ struct rte_comch_caps {
 	uint32_t max_post_tasks;     /**< Fast path: posted buffers per consumer. */
 	uint64_t max_buf_size;       /**< Fast path: largest buffer (bytes). */
 	uint32_t max_imm_data_len;   /**< Fast path: immediate data bound (bytes). */
-	uint32_t reserved[7];
+	uint32_t max_consumers;      /**< Fast path: consumers per connection and side. */
+	uint32_t max_producers;      /**< Fast path: producers per connection and side. */
+	uint32_t reserved32;
+	uint64_t max_mem_size;       /**< Fast path: largest registered memory (bytes). */
+	uint64_t reserved[4];
 };
 
 /** Information about a comch device. */
@@ -168,6 +176,19 @@ typedef void (*rte_comch_client_state_cb_t)(struct rte_comch_client *cli,
 		enum rte_comch_state prev, enum rte_comch_state next, int err,
 		void *arg);
 
+/** What happened to a consumer of the peer. */
+enum rte_comch_consumer_event {
+	RTE_COMCH_CONSUMER_CREATED = 1,   /**< Producers may send to it. */
+	RTE_COMCH_CONSUMER_DESTROYED = 2, /**< Sends to it now fail with -ENOENT. */
+};
+
+/** The peer created or destroyed a consumer on @p conn: the way producers
+ * learn consumer ids. Runs in the poll of the connection's server or
+ * client. */
+typedef void (*rte_comch_consumer_event_cb_t)(struct rte_comch_conn *conn,
+		uint32_t consumer_id, enum rte_comch_consumer_event event,
+		void *arg);
+
 /** Server configuration. */
 struct rte_comch_server_conf {
 	uint16_t rep_id;         /**< Host function served (rte_comch_rep_get_by_name()). */
@@ -178,6 +199,7 @@ struct rte_comch_server_conf {
 	rte_comch_connect_cb_t connect_cb;       /**< Optional. */
 	rte_comch_disconnect_cb_t disconnect_cb; /**< Optional. */
 	rte_comch_msg_cb_t msg_cb; /**< Optional: NULL means receive by burst. */
+	rte_comch_consumer_event_cb_t consumer_event_cb; /**< Optional. */
 	void *cb_arg;            /**< Passed to every callback. */
 };
 
@@ -188,6 +210,7 @@ struct rte_comch_client_conf {
 	uint32_t recv_queue_len; /**< 0: device default. */
 	rte_comch_client_state_cb_t state_cb; /**< Optional. */
 	rte_comch_msg_cb_t msg_cb; /**< Optional: NULL means receive by burst. */
+	rte_comch_consumer_event_cb_t consumer_event_cb; /**< Optional. */
 	void *cb_arg;            /**< Passed to every callback. */
 };
 
@@ -632,6 +655,395 @@ int rte_comch_msg_recv_burst(struct rte_comch_conn *conn,
  */
 __rte_experimental
 const char *rte_comch_state_name(enum rte_comch_state state);
+
+/* ------------------------------------------------------------- fast path */
+
+/**
+ * @name Fast path: registered memory, consumers and producers
+ *
+ * A **consumer** receives into buffers it posts from **registered memory**;
+ * a **producer** of the peer sends to a consumer by its id, and the payload
+ * is copied once, by the sending side (the "hardware" of the emulation),
+ * directly into the next buffer that consumer posted. Per consumer, buffers
+ * fill in send order; with several producers sending to one consumer, each
+ * producer's order is kept.
+ *
+ * Threading: each producer and consumer is owned by one lcore (the one that
+ * calls its fast-path functions); any number may exist per connection, on
+ * any lcores, with no lock and no shared written cache line between two
+ * producer/consumer pairs. The connection itself stays with the lcore
+ * polling its server or client, which is where consumer events arrive.
+ *
+ * Registered memory is exposed to the peer in whole for as long as a
+ * consumer uses it: a well-behaved peer writes only into posted buffers,
+ * a hostile one could write anywhere in it. Keep nothing else there.
+ * @{
+ */
+
+struct rte_comch_mem;
+struct rte_comch_consumer;
+struct rte_comch_producer;
+
+/** Consumer configuration. */
+struct rte_comch_consumer_conf {
+	struct rte_comch_mem *mem; /**< Where posted buffers must lie (required). */
+	uint32_t nb_posts;     /**< Buffers posted at once; 0: 256. */
+	uint32_t imm_data_len; /**< Immediate data accepted; 0: 32 (the default and
+			        *   the cap). Use RTE_COMCH_IMM_NONE for none. */
+};
+
+/** imm_data_len value for a consumer that accepts no immediate data. */
+#define RTE_COMCH_IMM_NONE UINT32_MAX
+
+/** Producer configuration (reserved for future use; may be NULL). */
+struct rte_comch_producer_conf {
+	uint64_t reserved[2];
+};
+
+/** One message to send. */
+struct rte_comch_send_op {
+	const void *data;    /**< Payload, may be NULL when @c len is 0. */
+	uint32_t len;        /**< Payload bytes (up to caps.max_buf_size). */
+	uint32_t imm_len;    /**< Immediate data bytes, at most the consumer's. */
+	const void *imm;     /**< Immediate data. */
+};
+
+/** A posted buffer coming back to its consumer. */
+struct rte_comch_completion {
+	void *buf;           /**< The buffer as posted. */
+	uint32_t len;        /**< Bytes written into it (0 if cancelled). */
+	int16_t status;      /**< 0: filled; -ECANCELED: returned unfilled by stop. */
+	uint16_t producer_id; /**< Sending producer, as the peer says. */
+	uint32_t imm_len;    /**< Immediate data bytes. */
+	uint8_t imm[RTE_COMCH_IMM_DATA_MAX]; /**< Immediate data. */
+};
+
+/**
+ * Create registered memory on a device: memory the peer may write into
+ * through consumers using it.
+ *
+ * @param dev_id
+ *   Device identifier.
+ * @param size
+ *   Bytes, at most caps.max_mem_size; rounded up to a page.
+ * @param socket_id
+ *   NUMA socket to place it on (SOCKET_ID_ANY allowed).
+ * @return
+ *   The memory, or NULL with rte_errno set: EINVAL (bad device, size 0),
+ *   ENOTSUP (device without consumers), ERANGE (size beyond the
+ *   capability), ENOMEM.
+ */
+__rte_experimental
+struct rte_comch_mem *rte_comch_mem_create(int16_t dev_id, size_t size,
+		int socket_id);
+
+/**
+ * Address of registered memory in this process.
+ *
+ * @param mem
+ *   The memory.
+ * @return
+ *   Its first byte, NULL for NULL.
+ */
+__rte_experimental
+void *rte_comch_mem_addr(const struct rte_comch_mem *mem);
+
+/**
+ * Size of registered memory.
+ *
+ * @param mem
+ *   The memory.
+ * @return
+ *   Bytes, 0 for NULL.
+ */
+__rte_experimental
+size_t rte_comch_mem_size(const struct rte_comch_mem *mem);
+
+/**
+ * Free registered memory.
+ *
+ * @param mem
+ *   The memory, or NULL (no-op).
+ * @return
+ *   0, or -EBUSY while consumers use it.
+ */
+__rte_experimental
+int rte_comch_mem_destroy(struct rte_comch_mem *mem);
+
+/**
+ * Create a consumer on an established connection. It is idle until
+ * rte_comch_consumer_start(); its id is unique per connection.
+ *
+ * @param conn
+ *   A running connection.
+ * @param conf
+ *   Configuration.
+ * @return
+ *   The consumer, or NULL with rte_errno set: EINVAL (NULL argument, no
+ *   memory, memory of another device), ENOTCONN (connection not running),
+ *   ERANGE (nb_posts or imm_data_len beyond the capability), ENOSPC (the
+ *   connection has caps.max_consumers consumers), ENOMEM.
+ */
+__rte_experimental
+struct rte_comch_consumer *
+rte_comch_consumer_create(struct rte_comch_conn *conn,
+		const struct rte_comch_consumer_conf *conf);
+
+/**
+ * Start a consumer: the peer is told (RTE_COMCH_CONSUMER_CREATED) and may
+ * send once buffers are posted. Running when this returns.
+ *
+ * @param cons
+ *   The consumer.
+ * @return
+ *   0; -EINVAL for NULL; -EBUSY if not idle; -ECONNRESET if the
+ *   connection is lost; -EAGAIN if the link is congested (retry).
+ */
+__rte_experimental
+int rte_comch_consumer_start(struct rte_comch_consumer *cons);
+
+/**
+ * Stop a consumer: buffers no producer has claimed come back from
+ * rte_comch_consumer_poll_burst() with status -ECANCELED, buffers being
+ * written come back filled; the consumer is stopping until every posted
+ * buffer came back, then idle. The peer is told
+ * (RTE_COMCH_CONSUMER_DESTROYED).
+ *
+ * @param cons
+ *   The consumer.
+ * @return
+ *   0; -EINVAL for NULL; -EBUSY if idle.
+ */
+__rte_experimental
+int rte_comch_consumer_stop(struct rte_comch_consumer *cons);
+
+/**
+ * Destroy an idle consumer.
+ *
+ * @param cons
+ *   The consumer, or NULL (no-op).
+ * @return
+ *   0, or -EBUSY if not idle (stop it and poll until idle).
+ */
+__rte_experimental
+int rte_comch_consumer_destroy(struct rte_comch_consumer *cons);
+
+/**
+ * Consumer id, as the peer sees it in its consumer events.
+ *
+ * @param cons
+ *   The consumer.
+ * @return
+ *   The id; UINT32_MAX for NULL.
+ */
+__rte_experimental
+uint32_t rte_comch_consumer_id(const struct rte_comch_consumer *cons);
+
+/**
+ * State of a consumer.
+ *
+ * @param cons
+ *   The consumer.
+ * @return
+ *   The state (idle for NULL).
+ */
+__rte_experimental
+enum rte_comch_state rte_comch_consumer_state(const struct rte_comch_consumer *cons);
+
+/**
+ * Create a producer on an established connection. It is idle until
+ * rte_comch_producer_start(); its id is unique per connection.
+ *
+ * @param conn
+ *   A running connection.
+ * @param conf
+ *   Configuration, or NULL.
+ * @return
+ *   The producer, or NULL with rte_errno set: EINVAL (NULL connection),
+ *   ENOTCONN (connection not running), ENOSPC (the connection has
+ *   caps.max_producers producers), ENOMEM.
+ */
+__rte_experimental
+struct rte_comch_producer *
+rte_comch_producer_create(struct rte_comch_conn *conn,
+		const struct rte_comch_producer_conf *conf);
+
+/**
+ * Start a producer (running when this returns).
+ *
+ * @param prod
+ *   The producer.
+ * @return
+ *   0; -EINVAL for NULL; -EBUSY if not idle; -ECONNRESET if the
+ *   connection is lost.
+ */
+__rte_experimental
+int rte_comch_producer_start(struct rte_comch_producer *prod);
+
+/**
+ * Stop a producer. Sends complete synchronously, so it is idle at once.
+ *
+ * @param prod
+ *   The producer.
+ * @return
+ *   0; -EINVAL for NULL; -EBUSY if idle.
+ */
+__rte_experimental
+int rte_comch_producer_stop(struct rte_comch_producer *prod);
+
+/**
+ * Destroy an idle producer.
+ *
+ * @param prod
+ *   The producer, or NULL (no-op).
+ * @return
+ *   0, or -EBUSY if not idle.
+ */
+__rte_experimental
+int rte_comch_producer_destroy(struct rte_comch_producer *prod);
+
+/**
+ * Producer id, as the consumer sees it in its completions.
+ *
+ * @param prod
+ *   The producer.
+ * @return
+ *   The id; UINT32_MAX for NULL.
+ */
+__rte_experimental
+uint32_t rte_comch_producer_id(const struct rte_comch_producer *prod);
+
+/**
+ * State of a producer.
+ *
+ * @param prod
+ *   The producer.
+ * @return
+ *   The state (idle for NULL).
+ */
+__rte_experimental
+enum rte_comch_state rte_comch_producer_state(const struct rte_comch_producer *prod);
+
+/**
+ * Ids of the peer's live consumers on a connection (those producers may
+ * send to), as of the last poll of the connection's server or client.
+ *
+ * @param conn
+ *   The connection.
+ * @param[out] ids
+ *   Receives up to @p nb_ids ids, ascending.
+ * @param nb_ids
+ *   Capacity of @p ids.
+ * @return
+ *   Number of live remote consumers (may exceed @p nb_ids), or -EINVAL.
+ */
+__rte_experimental
+int rte_comch_conn_remote_consumers(struct rte_comch_conn *conn,
+		uint32_t *ids, uint32_t nb_ids);
+
+/** @} */
+
+/**
+ * Send a burst to a remote consumer: each payload is copied once into the
+ * next buffer that consumer posted, with its immediate data; in order. The
+ * copy is done when this returns, so the first (return value) source
+ * buffers may be reused at once (send completion is synchronous).
+ *
+ * Must be called on the producer's lcore only.
+ *
+ * @param prod
+ *   A running producer.
+ * @param consumer_id
+ *   Remote consumer (from a consumer event).
+ * @param ops
+ *   Messages to send.
+ * @param nb_ops
+ *   Number of messages.
+ * @return
+ *   Number of messages sent: fewer than @p nb_ops when the consumer has no
+ *   more posted buffer (retry: "again", nothing is dropped) or the next
+ *   message is refused; a negative errno when the first message is refused:
+ *   - -EMSGSIZE: payload larger than the posted buffer, or immediate data
+ *     longer than the consumer accepts;
+ *   - -ENOENT: no such consumer, or it was destroyed;
+ *   - -ECONNRESET: the connection is lost or broken;
+ *   - -EBUSY: the producer is not running.
+ */
+static inline int
+rte_comch_producer_send_burst(struct rte_comch_producer *prod,
+		uint32_t consumer_id, const struct rte_comch_send_op *ops,
+		uint16_t nb_ops)
+{
+	const struct rte_comch_fp_obj *obj = (const struct rte_comch_fp_obj *)prod;
+
+#ifdef RTE_LIBRTE_COMCH_DEBUG
+	if (prod == NULL || ops == NULL)
+		return -EINVAL;
+#endif
+	return rte_comch_fp_ops[obj->dev_id].send(obj->drv, consumer_id, ops,
+			nb_ops);
+}
+
+/**
+ * Post receive buffers. Each must lie inside the consumer's registered
+ * memory; a zero-length post (NULL buffer allowed) receives immediate data
+ * only. Must be called on the consumer's lcore only.
+ *
+ * @param cons
+ *   A running consumer.
+ * @param bufs
+ *   Buffers.
+ * @param lens
+ *   Their sizes (up to caps.max_buf_size).
+ * @param nb_bufs
+ *   Number of buffers.
+ * @return
+ *   Number posted (fewer when the consumer already holds nb_posts buffers),
+ *   or -EINVAL (first buffer outside the registered memory), -EBUSY (not
+ *   running), -ECONNRESET (connection lost).
+ */
+static inline int
+rte_comch_consumer_post_burst(struct rte_comch_consumer *cons,
+		void * const *bufs, const uint32_t *lens, uint16_t nb_bufs)
+{
+	const struct rte_comch_fp_obj *obj = (const struct rte_comch_fp_obj *)cons;
+
+#ifdef RTE_LIBRTE_COMCH_DEBUG
+	if (cons == NULL || bufs == NULL || lens == NULL)
+		return -EINVAL;
+#endif
+	return rte_comch_fp_ops[obj->dev_id].post(obj->drv, bufs, lens,
+			nb_bufs);
+}
+
+/**
+ * Take completed buffers, in the order they were posted. A buffer completes
+ * only when a producer wrote into it (or stop cancelled it). The payload is
+ * in the buffer; the immediate data is copied into the completion. Must be
+ * called on the consumer's lcore only.
+ *
+ * @param cons
+ *   A running or stopping consumer.
+ * @param[out] cpl
+ *   Completions.
+ * @param nb_cpl
+ *   Capacity of @p cpl.
+ * @return
+ *   Number of completions, or -ECONNRESET once the connection is lost and
+ *   every buffer written before was returned.
+ */
+static inline int
+rte_comch_consumer_poll_burst(struct rte_comch_consumer *cons,
+		struct rte_comch_completion *cpl, uint16_t nb_cpl)
+{
+	const struct rte_comch_fp_obj *obj = (const struct rte_comch_fp_obj *)cons;
+
+#ifdef RTE_LIBRTE_COMCH_DEBUG
+	if (cons == NULL || cpl == NULL)
+		return -EINVAL;
+#endif
+	return rte_comch_fp_ops[obj->dev_id].poll(obj->drv, cpl, nb_cpl);
+}
 
 #ifdef __cplusplus
 }

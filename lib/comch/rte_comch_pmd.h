@@ -34,6 +34,7 @@
 #include <rte_common.h>
 #include <rte_compat.h>
 #include <rte_dev.h>
+#include <rte_spinlock.h>
 
 #include "rte_comch.h"
 
@@ -105,6 +106,22 @@ typedef int (*rte_comch_msg_recv_burst_t)(struct rte_comch_conn *conn,
 /** Messages sent on @p conn and not yet consumed by the peer. */
 typedef uint64_t (*rte_comch_conn_in_flight_t)(struct rte_comch_conn *conn);
 
+/** Create (allocate and map) or destroy registered memory: set mem->addr. */
+typedef int (*rte_comch_mem_create_t)(struct rte_comch_dev *dev,
+		struct rte_comch_mem *mem);
+typedef void (*rte_comch_mem_destroy_t)(struct rte_comch_dev *dev,
+		struct rte_comch_mem *mem);
+/** Consumer control: create sets cons->fp.drv; start tells the peer; stop
+ * cancels unclaimed posts and tells the peer; destroy frees. */
+typedef int (*rte_comch_consumer_ctl_t)(struct rte_comch_dev *dev,
+		struct rte_comch_consumer *cons);
+/** Producer control: create sets prod->fp.drv. */
+typedef int (*rte_comch_producer_ctl_t)(struct rte_comch_dev *dev,
+		struct rte_comch_producer *prod);
+/** Live remote consumers of a connection (see the API function). */
+typedef int (*rte_comch_conn_remote_consumers_t)(struct rte_comch_conn *conn,
+		uint32_t *ids, uint32_t nb_ids);
+
 /**
  * Operations of a comch driver. Every slot is mandatory; the library fills
  * none with defaults, so a driver without servers points server ops at
@@ -131,6 +148,24 @@ struct rte_comch_dev_ops {
 	rte_comch_msg_send_t msg_send;
 	rte_comch_msg_recv_burst_t msg_recv_burst;
 	rte_comch_conn_in_flight_t conn_in_flight;
+
+	rte_comch_mem_create_t mem_create;
+	rte_comch_mem_destroy_t mem_destroy;
+	rte_comch_consumer_ctl_t consumer_create;
+	rte_comch_consumer_ctl_t consumer_start;
+	rte_comch_consumer_ctl_t consumer_stop;
+	rte_comch_consumer_ctl_t consumer_destroy;
+	rte_comch_producer_ctl_t producer_create;
+	rte_comch_producer_ctl_t producer_start;
+	rte_comch_producer_ctl_t producer_stop;
+	rte_comch_producer_ctl_t producer_destroy;
+	rte_comch_conn_remote_consumers_t conn_remote_consumers;
+
+	/* Fast path: copied into rte_comch_fp_ops[] of this process by
+	 * rte_comch_pmd_probing_finish(). */
+	rte_comch_fp_send_t fp_send;
+	rte_comch_fp_post_t fp_post;
+	rte_comch_fp_poll_t fp_poll;
 };
 
 /** Per-process view of a device. */
@@ -150,6 +185,9 @@ struct rte_comch_dev {
 #define COMCH_F_RELEASE_PENDING RTE_BIT32(1)
 #define COMCH_F_STOP_PENDING    RTE_BIT32(2)
 
+/** Producers and consumers per connection and side, in any driver. */
+#define COMCH_MAX_FP_OBJECTS 256
+
 struct rte_comch_conn {
 	TAILQ_ENTRY(rte_comch_conn) next;   /**< In the server's list. */
 	struct rte_comch_dev *dev;
@@ -161,12 +199,44 @@ struct rte_comch_conn {
 	int lost_err;                       /**< Why it was lost (negative errno). */
 	uint32_t flags;                     /**< COMCH_F_*. */
 	uint32_t nb_fp_objects;             /**< Producers + consumers on it. */
+	/* Producers and consumers are created and destroyed on their own
+	 * lcores: fp_lock guards the id maps, nb_fp_objects and closing. */
+	rte_spinlock_t fp_lock;
+	bool closing;                       /**< Being released: no new ones. */
+	uint64_t consumer_ids[COMCH_MAX_FP_OBJECTS / 64];
+	uint64_t producer_ids[COMCH_MAX_FP_OBJECTS / 64];
 	uint64_t user_data;
 	uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv;
 	void *drv;                          /**< Driver connection state. */
 };
 
 TAILQ_HEAD(rte_comch_conn_list, rte_comch_conn);
+
+struct rte_comch_mem {
+	struct rte_comch_dev *dev;
+	void *addr;                         /**< Set by the driver. */
+	size_t size;                        /**< Page aligned. */
+	int socket_id;
+	uint32_t nb_users;                  /**< Consumers using it (atomic). */
+	void *drv;                          /**< Driver state (fd, ...). */
+};
+
+struct rte_comch_consumer {
+	struct rte_comch_fp_obj fp;         /**< First: read by the inlines. */
+	struct rte_comch_conn *conn;
+	struct rte_comch_mem *mem;
+	uint32_t id;
+	uint32_t nb_posts;                  /**< Resolved. */
+	uint32_t imm_data_len;              /**< Resolved (0 for none). */
+	enum rte_comch_state state;         /**< Written by the owning lcore. */
+};
+
+struct rte_comch_producer {
+	struct rte_comch_fp_obj fp;         /**< First: read by the inlines. */
+	struct rte_comch_conn *conn;
+	uint32_t id;
+	enum rte_comch_state state;
+};
 
 struct rte_comch_server {
 	struct rte_comch_dev *dev;
@@ -180,6 +250,7 @@ struct rte_comch_server {
 	rte_comch_connect_cb_t connect_cb;
 	rte_comch_disconnect_cb_t disconnect_cb;
 	rte_comch_msg_cb_t msg_cb;
+	rte_comch_consumer_event_cb_t consumer_event_cb;
 	void *cb_arg;
 	struct rte_comch_conn_list conns;
 	uint32_t nb_conns;
@@ -196,6 +267,7 @@ struct rte_comch_client {
 	uint32_t recv_queue_len;            /**< Resolved (never 0). */
 	rte_comch_client_state_cb_t state_cb;
 	rte_comch_msg_cb_t msg_cb;
+	rte_comch_consumer_event_cb_t consumer_event_cb;
 	void *cb_arg;
 	struct rte_comch_conn *conn;
 	void *drv;                          /**< Driver client state. */
@@ -226,6 +298,17 @@ struct rte_comch_dev *rte_comch_pmd_allocate(const char *name, int numa_node);
  */
 __rte_internal
 int rte_comch_pmd_release(struct rte_comch_dev *dev);
+
+/**
+ * Publish the driver's fast-path functions (dev_ops->fp_*) in this
+ * process's rte_comch_fp_ops[] slot. Call at the end of a successful probe,
+ * in every process.
+ *
+ * @param dev
+ *   The device, with dev_ops set.
+ */
+__rte_internal
+void rte_comch_pmd_probing_finish(struct rte_comch_dev *dev);
 
 /** Find a device by name (NULL if absent). */
 __rte_internal
@@ -264,6 +347,12 @@ void rte_comch_pmd_client_failed(struct rte_comch_client *cli, int err);
  * op. Called at most once per connection. */
 __rte_internal
 void rte_comch_pmd_conn_lost(struct rte_comch_conn *conn, int err);
+
+/** Report a consumer the peer created or destroyed on @p conn (from a poll
+ * op of the connection's server or client). */
+__rte_internal
+void rte_comch_pmd_consumer_event(struct rte_comch_conn *conn,
+		uint32_t consumer_id, enum rte_comch_consumer_event event);
 
 #ifdef __cplusplus
 }

@@ -266,18 +266,22 @@ shm_info_get(const struct rte_comch_dev *cdev, struct rte_comch_dev_info *info)
 	const struct shm_dev *sd = cdev->process_private;
 	struct rte_comch_caps *c = &info->caps;
 
-	c->flags = sd->role == RTE_COMCH_ROLE_DPU ?
-		RTE_COMCH_CAPA_SERVER : RTE_COMCH_CAPA_CLIENT;
+	c->flags = (sd->role == RTE_COMCH_ROLE_DPU ?
+		RTE_COMCH_CAPA_SERVER : RTE_COMCH_CAPA_CLIENT) |
+		RTE_COMCH_CAPA_PRODUCER | RTE_COMCH_CAPA_CONSUMER;
 	c->max_name_len = SHM_NAME_MAX;
 	c->max_msg_size = SHM_MAX_MSG_SIZE;
 	c->default_msg_size = SHM_DEFAULT_MSG_SIZE;
 	c->max_recv_queue_len = SHM_MAX_RECV_QUEUE_LEN;
 	c->default_recv_queue_len = SHM_DEFAULT_RECV_QUEUE_LEN;
 	c->max_clients = 0;
-	c->max_send_tasks = 0;
-	c->max_post_tasks = 0;
-	c->max_buf_size = 0;
-	c->max_imm_data_len = 0;
+	c->max_send_tasks = UINT16_MAX; /* per burst; sends complete at once */
+	c->max_post_tasks = SHM_MAX_POSTS;
+	c->max_buf_size = SHM_MAX_BUF_SIZE;
+	c->max_imm_data_len = SHM_MAX_IMM;
+	c->max_consumers = COMCH_MAX_FP_OBJECTS;
+	c->max_producers = COMCH_MAX_FP_OBJECTS;
+	c->max_mem_size = SHM_MAX_MEM_SIZE;
 	info->nb_reps = sd->nb_reps;
 	return 0;
 }
@@ -333,6 +337,20 @@ static const struct rte_comch_dev_ops shm_dev_ops = {
 	.msg_send = shm_msg_send_op,
 	.msg_recv_burst = shm_msg_recv_burst,
 	.conn_in_flight = shm_conn_in_flight,
+	.mem_create = shm_mem_create,
+	.mem_destroy = shm_mem_destroy,
+	.consumer_create = shm_consumer_create,
+	.consumer_start = shm_consumer_start,
+	.consumer_stop = shm_consumer_stop,
+	.consumer_destroy = shm_consumer_destroy,
+	.producer_create = shm_producer_create,
+	.producer_start = shm_producer_start,
+	.producer_stop = shm_producer_stop,
+	.producer_destroy = shm_producer_destroy,
+	.conn_remote_consumers = shm_conn_remote_consumers,
+	.fp_send = shm_fp_send,
+	.fp_post = shm_fp_post,
+	.fp_poll = shm_fp_poll,
 };
 
 /* -------------------------------------------------------- probe/remove */
@@ -402,6 +420,7 @@ shm_probe(struct rte_vdev_device *vdev)
 		}
 	}
 	cdev->dev_ops = &shm_dev_ops;
+	rte_comch_pmd_probing_finish(cdev);
 	SHM_LOG(INFO, "%s: role %s, %u function(s) from %s, sockets in %s",
 		name, sd->role == RTE_COMCH_ROLE_DPU ? "dpu" : "host",
 		sd->nb_reps, sd->reps[0].name, sd->path);

@@ -51,6 +51,27 @@
  *   privately by both sides from the negotiated parameters and never read
  *   back from shared memory. A received memfd must have exactly the
  *   computed size and carry F_SEAL_SHRINK | F_SEAL_GROW.
+ *
+ * Fast path (see doc/guides/drivers/comch_shm.md, "Fast path"):
+ *
+ *   A consumer's side creates a consumer ring (memfd) and announces it with
+ *   CONSUMER_ADD(id, nb_posts, imm_len, ring_size, mem_size) + 2 fds (the
+ *   ring and the registered memory); CONSUMER_DEL(id) withdraws it. The
+ *   peer's producers map both.
+ *
+ *     0    post_prod  consumer: buffers posted so far (release)
+ *     64   claim      producers: buffers taken so far (CAS; the consumer
+ *                     also CASes it to post_prod when it stops)
+ *     256  slots      ring_size x struct shm_post_slot
+ *
+ *   Posting writes {buf_off, buf_len, post_seq = index} then post_prod. A
+ *   producer reads post_prod (acquire), peeks the slots it wants and checks
+ *   post_seq, offset and length against its private copy of the memory
+ *   size, claims them with one CAS on claim, copies each payload into the
+ *   registered memory at buf_off, writes {len, producer_id, imm} and then
+ *   done_seq = index + 1 (release). The consumer returns slots in order as
+ *   their done_seq turns to index + 1, checking len and imm_len against its
+ *   private copy of what it posted and accepts.
  */
 
 #include <stdint.h>
@@ -82,7 +103,12 @@ enum shm_msg_type {
 	SHM_MSG_HELLO = 1,  /**< client -> DPU, carries 1 fd */
 	SHM_MSG_ACCEPT = 2, /**< DPU -> client, carries 1 fd */
 	SHM_MSG_REJECT = 3, /**< DPU -> client, no fd */
+	SHM_MSG_CONSUMER_ADD = 4, /**< either way after ACCEPT, carries 2 fds */
+	SHM_MSG_CONSUMER_DEL = 5, /**< either way after ACCEPT, no fd */
 };
+
+/** Highest message type. */
+#define SHM_MSG_TYPE_MAX SHM_MSG_CONSUMER_DEL
 
 struct shm_msg_hello {
 	char server_name[SHM_NAME_MAX]; /**< NUL-terminated. */
@@ -102,6 +128,15 @@ struct shm_msg_reject {
 	char reason[SHM_REASON_MAX];  /**< NUL-terminated, for logs. */
 };
 
+struct shm_msg_consumer {
+	uint32_t consumer_id;
+	uint32_t nb_posts;    /**< Buffers posted at most at once. */
+	uint32_t imm_len;     /**< Immediate data accepted. */
+	uint32_t reserved;
+	uint64_t ring_size;   /**< Size of the consumer ring memfd. */
+	uint64_t mem_size;    /**< Size of the registered memory memfd. */
+};
+
 /** Every packet on the link socket is exactly one of these. */
 struct shm_msg {
 	uint32_t magic;
@@ -111,6 +146,7 @@ struct shm_msg {
 		struct shm_msg_hello hello;
 		struct shm_msg_accept accept;
 		struct shm_msg_reject reject;
+		struct shm_msg_consumer consumer;
 		uint8_t raw[248];
 	};
 };
@@ -131,6 +167,37 @@ struct shm_ctrl_slot {
 	uint8_t data[];
 };
 
+/** Fast-path limits of the emulation. */
+#define SHM_MAX_POSTS 8192
+#define SHM_MAX_IMM 32
+#define SHM_MAX_BUF_SIZE (UINT64_C(1) << 30)
+#define SHM_MAX_MEM_SIZE (UINT64_C(16) << 30)
+
+/** Consumer ring header. */
+struct shm_cons_hdr {
+	uint32_t post_prod;
+	uint8_t pad0[RTE_CACHE_LINE_MIN_SIZE - sizeof(uint32_t)];
+	uint32_t claim;
+	uint8_t pad1[RTE_CACHE_LINE_MIN_SIZE - sizeof(uint32_t)];
+	uint8_t reserved[2 * RTE_CACHE_LINE_MIN_SIZE];
+};
+
+/** One posted buffer, one cache line. */
+struct shm_post_slot {
+	/* Written by the consumer when posting. */
+	uint64_t buf_off;
+	uint32_t buf_len;
+	uint32_t post_seq;
+	/* Written by the producer that claimed it; done_seq last. */
+	uint32_t done_seq;
+	uint32_t len;
+	uint16_t producer_id;
+	uint8_t imm_len;
+	uint8_t reserved;
+	uint8_t imm[SHM_MAX_IMM];
+	uint8_t pad[4];
+};
+
 /** Private geometry of one control ring, derived from negotiated values. */
 struct shm_ring_geom {
 	uint32_t depth;     /**< Messages the queue holds. */
@@ -148,6 +215,8 @@ shm_protocol_checks(void)
 	RTE_BUILD_BUG_ON(sizeof(struct shm_ctrl_slot) != 8);
 	RTE_BUILD_BUG_ON(sizeof(struct shm_ctrl_slot) + SHM_MAX_MSG_SIZE >
 			 4096);
+	RTE_BUILD_BUG_ON(sizeof(struct shm_cons_hdr) != 256);
+	RTE_BUILD_BUG_ON(sizeof(struct shm_post_slot) != 64);
 }
 
 #endif /* COMCH_SHM_H */

@@ -54,7 +54,8 @@ shm_msg_send_op(struct rte_comch_conn *conn, const void *data, uint32_t len)
 	struct shm_ctrl_slot *slot;
 	uint32_t cons;
 
-	if (unlikely(sc->peer_gone || sc->broken))
+	if (unlikely(__atomic_load_n(&sc->peer_gone, __ATOMIC_RELAXED) ||
+		     __atomic_load_n(&sc->broken, __ATOMIC_RELAXED)))
 		return -ECONNRESET;
 	if (sc->tx_prod - sc->tx_cons >= sc->tx.depth) {
 		cons = __atomic_load_n(&sc->local->tx_cons, __ATOMIC_ACQUIRE);
@@ -164,6 +165,8 @@ shm_conn_close(struct rte_comch_dev *cdev __rte_unused,
 		close(sc->sock);
 		sc->sock = -1;
 	}
+	/* No producer or consumer is left (the library checked). */
+	shm_conn_remote_free_all(sc);
 	shm_conn_unmap(sc);
 }
 
@@ -183,6 +186,8 @@ shm_conn_init(struct shm_conn *sc, struct rte_comch_conn *conn, int sock,
 	sc->local_map.size = rx->mailbox_size;
 	sc->remote_map.base = remote;
 	sc->remote_map.size = tx->mailbox_size;
+	rte_spinlock_init(&sc->remote_lock);
+	TAILQ_INIT(&sc->retired);
 }
 
 /* Report a connection lost by the socket or by a broken rule (once). */
@@ -193,7 +198,7 @@ shm_conn_report(struct shm_conn *sc, int err)
 		return 0;
 	sc->lost_reported = true;
 	if (err == -ECONNRESET)
-		sc->peer_gone = true;
+		__atomic_store_n(&sc->peer_gone, true, __ATOMIC_RELAXED);
 	if (sc->server != NULL && sc->sock >= 0)
 		epoll_ctl(sc->server->epfd, EPOLL_CTL_DEL, sc->sock, NULL);
 	if (err == -EPROTO)
@@ -203,24 +208,42 @@ shm_conn_report(struct shm_conn *sc, int err)
 	return 1;
 }
 
-/* The socket of an established connection is readable: EOF means the peer
- * is gone, anything else breaks the protocol (nothing is sent after
- * ACCEPT). */
+/* Messages handled per socket check and connection. */
+#define SHM_SOCK_MSGS_PER_CHECK 32
+
+/* The socket of an established connection is readable: consumer
+ * announcements, or EOF (the peer is gone). Anything else breaks the
+ * protocol. */
 static int
 shm_conn_sock_event(struct shm_conn *sc)
 {
-	char b;
-	ssize_t n = recv(sc->sock, &b, sizeof(b), MSG_DONTWAIT);
+	int fds[SHM_MSG_FDS_MAX];
+	struct shm_msg msg;
+	int n = 0, ret, nfds;
 
-	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-		return 0;
-	if (n > 0) {
-		sc->broken = -EPROTO;
-		SHM_LOG(ERR, "%s: connection %u: peer sent data after the handshake",
-			sc->conn->dev->data->dev_name, sc->conn->id);
-		return shm_conn_report(sc, -EPROTO);
+	while (n < SHM_SOCK_MSGS_PER_CHECK && !sc->lost_reported) {
+		ret = shm_msg_recv(sc->sock, &msg, fds, &nfds);
+		if (ret == -EAGAIN)
+			return n;
+		if (ret == -ECONNRESET)
+			return n + shm_conn_report(sc, -ECONNRESET);
+		if (ret == 0 && (msg.type == SHM_MSG_CONSUMER_ADD ||
+				 msg.type == SHM_MSG_CONSUMER_DEL)) {
+			ret = shm_conn_consumer_msg(sc, &msg, fds, nfds);
+		} else if (ret == 0) {
+			while (nfds > 0)
+				close(fds[--nfds]);
+			ret = -EPROTO;
+		}
+		if (ret < 0) {
+			__atomic_store_n(&sc->broken, -EPROTO, __ATOMIC_RELAXED);
+			SHM_LOG(ERR, "%s: connection %u: malformed or unexpected message from the peer",
+				sc->conn->dev->data->dev_name, sc->conn->id);
+			return n + shm_conn_report(sc, -EPROTO);
+		}
+		n++;
 	}
-	return shm_conn_report(sc, -ECONNRESET);
+	return n;
 }
 
 /* -------------------------------------------------------------- servers */
@@ -376,7 +399,8 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 		return -EBUSY;
 	}
 	shm_ring_geom_init(&tx, h->recv_queue_len, srv->max_msg_size);
-	ret = shm_mailbox_map(p->mailbox_fd, &tx, &remote, why, sizeof(why));
+	ret = shm_map_sealed(p->mailbox_fd, tx.mailbox_size, &remote, why,
+			sizeof(why));
 	if (ret < 0) {
 		SHM_LOG(ERR, "%s: server \"%s\" refused a client on %s: %s",
 			cdev->data->dev_name, srv->name, ss->rep->name, why);
@@ -384,7 +408,7 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 		return ret;
 	}
 	shm_ring_geom_init(&rx, srv->recv_queue_len, srv->max_msg_size);
-	ret = shm_mailbox_create(&rx, "comch-server", &my_fd, &local);
+	ret = shm_memfd_create("comch-server", rx.mailbox_size, &my_fd, &local);
 	if (ret < 0) {
 		SHM_LOG(ERR, "%s: cannot create a mailbox: %s",
 			cdev->data->dev_name, strerror(-ret));
@@ -527,7 +551,8 @@ shm_client_start(struct rte_comch_dev *cdev, struct rte_comch_client *cli)
 
 	shm_client_abort(cdev, cli);
 	shm_ring_geom_init(&sh->rx, cli->recv_queue_len, cli->max_msg_size);
-	ret = shm_mailbox_create(&sh->rx, "comch-client", &fd, &sh->mailbox);
+	ret = shm_memfd_create("comch-client", sh->rx.mailbox_size, &fd,
+			&sh->mailbox);
 	if (ret < 0) {
 		SHM_LOG(ERR, "%s: cannot create a mailbox: %s",
 			cdev->data->dev_name, strerror(-ret));
@@ -584,17 +609,16 @@ shm_client_accepted(struct rte_comch_dev *cdev, struct rte_comch_client *cli,
 	void *remote;
 	char why[SHM_REASON_MAX];
 
-	if (fd < 0 || a->recv_queue_len == 0 ||
+	if (a->recv_queue_len == 0 ||
 	    a->recv_queue_len > SHM_MAX_RECV_QUEUE_LEN) {
 		SHM_LOG(ERR, "%s: malformed ACCEPT from the DPU",
 			cdev->data->dev_name);
-		if (fd >= 0)
-			close(fd);
+		close(fd);
 		shm_client_fail(cdev, cli, -EPROTO);
 		return;
 	}
 	shm_ring_geom_init(&tx, a->recv_queue_len, cli->max_msg_size);
-	if (shm_mailbox_map(fd, &tx, &remote, why, sizeof(why)) < 0) {
+	if (shm_map_sealed(fd, tx.mailbox_size, &remote, why, sizeof(why)) < 0) {
 		SHM_LOG(ERR, "%s: bad mailbox from the DPU: %s",
 			cdev->data->dev_name, why);
 		close(fd);
@@ -633,14 +657,15 @@ shm_client_poll_handshake(struct rte_comch_dev *cdev,
 		struct rte_comch_client *cli)
 {
 	struct shm_client *sh = cli->drv;
+	int fds[SHM_MSG_FDS_MAX];
 	struct shm_msg msg;
-	int ret, fd, err;
+	int ret, nfds, err;
 
 	if (sh->pending_err != 0) {
 		shm_client_fail(cdev, cli, sh->pending_err);
 		return 1;
 	}
-	ret = shm_msg_recv(sh->sock, &msg, &fd);
+	ret = shm_msg_recv(sh->sock, &msg, fds, &nfds);
 	if (ret == -EAGAIN)
 		return 0;
 	if (ret < 0) {
@@ -650,13 +675,14 @@ shm_client_poll_handshake(struct rte_comch_dev *cdev,
 		shm_client_fail(cdev, cli, ret);
 		return 1;
 	}
-	switch (msg.type) {
-	case SHM_MSG_ACCEPT:
-		shm_client_accepted(cdev, cli, &msg.accept, fd);
+	if (msg.type == SHM_MSG_ACCEPT && nfds == 1) {
+		shm_client_accepted(cdev, cli, &msg.accept, fds[0]);
 		return 1;
+	}
+	while (nfds > 0)
+		close(fds[--nfds]);
+	switch (msg.type) {
 	case SHM_MSG_REJECT:
-		if (fd >= 0)
-			close(fd);
 		err = msg.reject.err;
 		if (err <= 0 || err > 4095)
 			err = EPROTO;
@@ -668,8 +694,6 @@ shm_client_poll_handshake(struct rte_comch_dev *cdev,
 		shm_client_fail(cdev, cli, -err);
 		return 1;
 	default:
-		if (fd >= 0)
-			close(fd);
 		SHM_LOG(ERR, "%s: unexpected message %u during the handshake",
 			cdev->data->dev_name, msg.type);
 		shm_client_fail(cdev, cli, -EPROTO);

@@ -104,6 +104,27 @@ struct shm_map {
 	size_t size;
 };
 
+/** A consumer of the peer, as this side's producers see it. Created and
+ * retired by the lcore polling the connection; read by producers on any
+ * lcore. Freed only when the connection has no producer (so no producer
+ * can still hold it) or when the connection is released. */
+struct shm_remote_cons {
+	/* Read by producers. */
+	struct shm_cons_hdr *hdr;
+	struct shm_post_slot *slots;
+	uint8_t *mem;
+	uint64_t mem_size;   /**< Private copy: bounds every write. */
+	uint32_t depth;      /**< Private copy of nb_posts. */
+	uint32_t mask;
+	uint32_t imm_max;
+	uint32_t id;
+	bool alive;          /**< Cleared (release) on CONSUMER_DEL. */
+	/* Cold. */
+	size_t ring_map_size;
+	TAILQ_ENTRY(shm_remote_cons) next; /**< In the retired list. */
+};
+TAILQ_HEAD(shm_remote_cons_list, shm_remote_cons);
+
 /** Driver state of a connection (conn->drv). */
 struct shm_conn {
 	/* Hot: send side. */
@@ -125,6 +146,51 @@ struct shm_conn {
 	struct shm_map remote_map;
 	struct rte_comch_conn *conn;
 	struct shm_server *server; /**< NULL on the host side. */
+	/* Fast path: the peer's consumers, indexed by id (acquire/release
+	 * pointers), and the retired ones not yet freed. */
+	struct shm_remote_cons *remote_cons[COMCH_MAX_FP_OBJECTS];
+	rte_spinlock_t remote_lock; /**< nb_producers and retired. */
+	uint32_t nb_producers;
+	uint32_t nb_remote_alive;
+	struct shm_remote_cons_list retired;
+};
+
+/** Driver state of a producer (prod->fp.drv). */
+struct shm_producer {
+	struct shm_conn *sc;
+	uint16_t id;
+	bool running;
+} __rte_cache_aligned;
+
+/** Driver state of a consumer (cons->fp.drv); everything hot is private. */
+struct shm_consumer {
+	struct shm_cons_hdr *hdr;      /**< Our ring: we write post_prod. */
+	struct shm_post_slot *slots;
+	uint32_t mask;
+	uint32_t depth;
+	uint32_t imm_max;
+	uint32_t post_idx;             /**< Next index to post. */
+	uint32_t cons_idx;             /**< Next index to complete. */
+	bool running;
+	bool stopping;
+	uint32_t cancel_from;          /**< Stopping: [from, to) cancelled. */
+	uint32_t cancel_to;
+	uint8_t *mem_base;
+	uint64_t mem_size;
+	struct shm_conn *sc;
+	struct rte_comch_consumer *cons;
+	struct shm_posted {
+		void *buf;
+		uint32_t len;
+	} *posted;                     /**< What we posted, by index & mask. */
+	int ring_fd;
+	size_t ring_size;
+	bool announced;                /**< CONSUMER_ADD sent. */
+} __rte_cache_aligned;
+
+/** Driver state of registered memory (mem->drv). */
+struct shm_mem {
+	int fd;
 };
 
 /** Parsed devargs (comch_shm.c). */
@@ -145,18 +211,50 @@ int shm_parse_devargs(const char *devname, const char *args,
 /* comch_shm_socket.c */
 void shm_ring_geom_init(struct shm_ring_geom *g, uint32_t depth,
 		uint32_t max_msg);
-int shm_mailbox_create(const struct shm_ring_geom *g, const char *tag,
-		int *fd, void **base);
-int shm_mailbox_map(int fd, const struct shm_ring_geom *g, void **base,
-		char *why, size_t why_len);
+/* A memfd of @p size sealed against resizing, mapped read-write. */
+int shm_memfd_create(const char *tag, size_t size, int *fd, void **base);
+/* Map a region the peer sent: a regular file of exactly @p size, sealed
+ * against resizing; else -EPROTO with the reason in @p why. */
+int shm_map_sealed(int fd, uint64_t size, void **base, char *why,
+		size_t why_len);
+/* Most fds one protocol message carries (CONSUMER_ADD). */
+#define SHM_MSG_FDS_MAX 2
 int shm_msg_send(int sock, const struct shm_msg *msg, int fd);
-int shm_msg_recv(int sock, struct shm_msg *msg, int *fd);
+int shm_msg_send_fds(int sock, const struct shm_msg *msg, const int *fds,
+		int nfds);
+int shm_msg_recv(int sock, struct shm_msg *msg, int fds[SHM_MSG_FDS_MAX],
+		int *nfds);
 void shm_msg_init(struct shm_msg *msg, enum shm_msg_type type);
 void shm_send_reject(int sock, int err, const char *fmt, ...)
 	__rte_format_printf(3, 4);
 int shm_rep_listen(struct shm_rep *rep);
 void shm_rep_close(struct shm_rep *rep);
 void shm_pending_free(struct shm_pending *p);
+
+/* comch_shm_fp.c */
+int shm_mem_create(struct rte_comch_dev *cdev, struct rte_comch_mem *mem);
+void shm_mem_destroy(struct rte_comch_dev *cdev, struct rte_comch_mem *mem);
+int shm_consumer_create(struct rte_comch_dev *cdev, struct rte_comch_consumer *cons);
+int shm_consumer_start(struct rte_comch_dev *cdev, struct rte_comch_consumer *cons);
+int shm_consumer_stop(struct rte_comch_dev *cdev, struct rte_comch_consumer *cons);
+int shm_consumer_destroy(struct rte_comch_dev *cdev, struct rte_comch_consumer *cons);
+int shm_producer_create(struct rte_comch_dev *cdev, struct rte_comch_producer *prod);
+int shm_producer_start(struct rte_comch_dev *cdev, struct rte_comch_producer *prod);
+int shm_producer_stop(struct rte_comch_dev *cdev, struct rte_comch_producer *prod);
+int shm_producer_destroy(struct rte_comch_dev *cdev, struct rte_comch_producer *prod);
+int shm_conn_remote_consumers(struct rte_comch_conn *conn, uint32_t *ids,
+		uint32_t nb_ids);
+int shm_fp_send(void *producer, uint32_t consumer_id,
+		const struct rte_comch_send_op *ops, uint16_t nb_ops);
+int shm_fp_post(void *consumer, void * const *bufs, const uint32_t *lens,
+		uint16_t nb_bufs);
+int shm_fp_poll(void *consumer, struct rte_comch_completion *cpl,
+		uint16_t nb_cpl);
+/* Handle CONSUMER_ADD/DEL from the peer (connection's polling lcore). */
+int shm_conn_consumer_msg(struct shm_conn *sc, const struct shm_msg *msg,
+		const int *fds, int nfds);
+/* Free every remote consumer (connection release). */
+void shm_conn_remote_free_all(struct shm_conn *sc);
 
 /* comch_shm_ctrl.c */
 int shm_server_create(struct rte_comch_dev *cdev, struct rte_comch_server *srv);

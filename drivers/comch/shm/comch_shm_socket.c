@@ -28,8 +28,6 @@
 
 #include "comch_shm_priv.h"
 
-/* Fds accepted in one packet before it is declared malformed. */
-#define SHM_MAX_FDS_PER_MSG 4
 
 void
 shm_ring_geom_init(struct shm_ring_geom *g, uint32_t depth, uint32_t max_msg)
@@ -47,8 +45,7 @@ shm_ring_geom_init(struct shm_ring_geom *g, uint32_t depth, uint32_t max_msg)
 }
 
 int
-shm_mailbox_create(const struct shm_ring_geom *g, const char *tag, int *fd,
-		void **base)
+shm_memfd_create(const char *tag, size_t size, int *fd, void **base)
 {
 	int mfd, ret;
 	void *p;
@@ -56,15 +53,14 @@ shm_mailbox_create(const struct shm_ring_geom *g, const char *tag, int *fd,
 	mfd = memfd_create(tag, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (mfd < 0)
 		return -errno;
-	if (ftruncate(mfd, (off_t)g->mailbox_size) < 0 ||
+	if (ftruncate(mfd, (off_t)size) < 0 ||
 	    fcntl(mfd, F_ADD_SEALS,
 		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
 		ret = -errno;
 		close(mfd);
 		return ret;
 	}
-	p = mmap(NULL, g->mailbox_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-			mfd, 0);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
 	if (p == MAP_FAILED) {
 		ret = -errno;
 		close(mfd);
@@ -76,8 +72,7 @@ shm_mailbox_create(const struct shm_ring_geom *g, const char *tag, int *fd,
 }
 
 int
-shm_mailbox_map(int fd, const struct shm_ring_geom *g, void **base, char *why,
-		size_t why_len)
+shm_map_sealed(int fd, uint64_t size, void **base, char *why, size_t why_len)
 {
 	const int need = F_SEAL_SHRINK | F_SEAL_GROW;
 	struct stat st;
@@ -85,23 +80,22 @@ shm_mailbox_map(int fd, const struct shm_ring_geom *g, void **base, char *why,
 	void *p;
 
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(why, why_len, "mailbox fd is not a regular file");
+		snprintf(why, why_len, "fd is not a regular file");
 		return -EPROTO;
 	}
-	if ((uint64_t)st.st_size != g->mailbox_size) {
-		snprintf(why, why_len, "mailbox is %jd bytes, %" PRIu64 " expected",
-			(intmax_t)st.st_size, g->mailbox_size);
+	if ((uint64_t)st.st_size != size) {
+		snprintf(why, why_len, "region is %jd bytes, %" PRIu64 " expected",
+			(intmax_t)st.st_size, size);
 		return -EPROTO;
 	}
 	seals = fcntl(fd, F_GET_SEALS);
 	if (seals < 0 || (seals & need) != need) {
-		snprintf(why, why_len, "mailbox is not sealed against resizing");
+		snprintf(why, why_len, "region is not sealed against resizing");
 		return -EPROTO;
 	}
-	p = mmap(NULL, g->mailbox_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-			fd, 0);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
-		snprintf(why, why_len, "cannot map mailbox: %s", strerror(errno));
+		snprintf(why, why_len, "cannot map region: %s", strerror(errno));
 		return -EPROTO;
 	}
 	*base = p;
@@ -120,7 +114,14 @@ shm_msg_init(struct shm_msg *msg, enum shm_msg_type type)
 int
 shm_msg_send(int sock, const struct shm_msg *msg, int fd)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))];
+	return shm_msg_send_fds(sock, msg, &fd, fd >= 0 ? 1 : 0);
+}
+
+int
+shm_msg_send_fds(int sock, const struct shm_msg *msg, const int *fds,
+		int nfds)
+{
+	char cbuf[CMSG_SPACE(SHM_MSG_FDS_MAX * sizeof(int))];
 	struct iovec iov = {
 		.iov_base = (void *)(uintptr_t)msg,
 		.iov_len = sizeof(*msg),
@@ -130,15 +131,17 @@ shm_msg_send(int sock, const struct shm_msg *msg, int fd)
 	ssize_t n;
 
 	shm_protocol_checks();
-	if (fd >= 0) {
+	if (nfds < 0 || nfds > SHM_MSG_FDS_MAX)
+		return -EINVAL;
+	if (nfds > 0) {
 		memset(cbuf, 0, sizeof(cbuf));
 		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
+		mh.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
 		cmsg = CMSG_FIRSTHDR(&mh);
 		cmsg->cmsg_level = SOL_SOCKET;
 		cmsg->cmsg_type = SCM_RIGHTS;
-		cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+		cmsg->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+		memcpy(CMSG_DATA(cmsg), fds, (size_t)nfds * sizeof(int));
 	}
 	do {
 		n = sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -152,26 +155,31 @@ shm_msg_send(int sock, const struct shm_msg *msg, int fd)
 
 /*
  * Receive one protocol message. The result is a private copy whose header
- * is checked; payload fields are checked by the caller for its type.
- * Returns 0 (message in *msg, *fd = attached fd or -1), -EAGAIN (nothing
- * yet), -ECONNRESET (EOF or socket error) or -EPROTO (malformed: wrong
- * size, truncated control data, more than one fd, bad magic/version/type).
+ * is checked; payload fields are checked by the caller for its type, and
+ * so is the number of fds. Returns 0 (message in *msg, *nfds fds in fds),
+ * -EAGAIN (nothing yet), -ECONNRESET (EOF or socket error) or -EPROTO
+ * (malformed: wrong size, truncated control data, more than
+ * SHM_MSG_FDS_MAX fds, bad magic/version/type; any fds received are
+ * closed).
  */
 int
-shm_msg_recv(int sock, struct shm_msg *msg, int *fd)
+shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
+		int *nfds_out)
 {
-	char cbuf[CMSG_SPACE(SHM_MAX_FDS_PER_MSG * sizeof(int))];
+	/* Room for SHM_MSG_FDS_MAX fds only: more sets MSG_CTRUNC (the kernel
+	 * closes what did not fit). */
+	char cbuf[CMSG_SPACE(SHM_MSG_FDS_MAX * sizeof(int))];
 	struct iovec iov = { .iov_base = msg, .iov_len = sizeof(*msg) };
 	struct msghdr mh = {
 		.msg_iov = &iov, .msg_iovlen = 1,
 		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
 	};
 	struct cmsghdr *cmsg;
-	int fds[SHM_MAX_FDS_PER_MSG];
+	int fds[SHM_MSG_FDS_MAX];
 	int nfds = 0, i, ret = 0;
 	ssize_t n;
 
-	*fd = -1;
+	*nfds_out = 0;
 	do {
 		n = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 	} while (n < 0 && errno == EINTR);
@@ -195,7 +203,7 @@ shm_msg_recv(int sock, struct shm_msg *msg, int *fd)
 
 			memcpy(&f, CMSG_DATA(cmsg) + k * sizeof(int),
 				sizeof(int));
-			if (nfds < SHM_MAX_FDS_PER_MSG)
+			if (nfds < SHM_MSG_FDS_MAX)
 				fds[nfds++] = f;
 			else
 				close(f);
@@ -203,18 +211,19 @@ shm_msg_recv(int sock, struct shm_msg *msg, int *fd)
 	}
 
 	if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-	    n != (ssize_t)sizeof(*msg) || nfds > 1 ||
+	    n != (ssize_t)sizeof(*msg) ||
 	    msg->magic != SHM_PROTO_MAGIC ||
 	    msg->version != SHM_PROTO_VERSION ||
-	    msg->type < SHM_MSG_HELLO || msg->type > SHM_MSG_REJECT)
+	    msg->type < SHM_MSG_HELLO || msg->type > SHM_MSG_TYPE_MAX)
 		ret = -EPROTO;
 	if (ret < 0) {
 		for (i = 0; i < nfds; i++)
 			close(fds[i]);
 		return ret;
 	}
-	if (nfds == 1)
-		*fd = fds[0];
+	for (i = 0; i < nfds; i++)
+		fds_out[i] = fds[i];
+	*nfds_out = nfds;
 	return 0;
 }
 
@@ -266,22 +275,23 @@ shm_hello_cb(void *arg)
 	struct shm_rep *rep = p->rep;
 	struct shm_msg_hello *h = &p->hello.hello;
 	struct shm_server *ss;
-	int ret, fd;
+	int fds[SHM_MSG_FDS_MAX];
+	int ret, nfds, i;
 
 	rte_spinlock_lock(&rep->lock);
 	if (rep->closing) {
 		rte_spinlock_unlock(&rep->lock);
 		return;
 	}
-	ret = shm_msg_recv(p->sock, &p->hello, &fd);
+	ret = shm_msg_recv(p->sock, &p->hello, fds, &nfds);
 	if (ret == -EAGAIN) {
 		rte_spinlock_unlock(&rep->lock);
 		return;
 	}
-	if (ret == 0 && (p->hello.type != SHM_MSG_HELLO || fd < 0 ||
+	if (ret == 0 && (p->hello.type != SHM_MSG_HELLO || nfds != 1 ||
 	    memchr(h->server_name, '\0', sizeof(h->server_name)) == NULL)) {
-		if (fd >= 0)
-			close(fd);
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
 		ret = -EPROTO;
 	}
 	TAILQ_REMOVE(&rep->pending, p, next);
@@ -295,7 +305,7 @@ shm_hello_cb(void *arg)
 		shm_pending_free(p);
 		return;
 	}
-	p->mailbox_fd = fd;
+	p->mailbox_fd = fds[0];
 	ss = shm_rep_find_server(rep, h->server_name);
 	if (ss != NULL && ss->accepting) {
 		TAILQ_INSERT_TAIL(&ss->inbox, p, next);
