@@ -433,31 +433,42 @@ shm_fp_send(void *producer, uint32_t consumer_id,
 	if (unlikely(r == NULL || !__atomic_load_n(&r->alive, __ATOMIC_ACQUIRE)))
 		return -ENOENT;
 
-	c = __atomic_load_n(&r->hdr->claim, __ATOMIC_RELAXED);
+	c = __atomic_load_n(&r->hdr->claim, __ATOMIC_ACQUIRE);
 	while (sent < nb_ops) {
-		/* Claim: peek, then one CAS for the whole chunk. */
-		do {
+		/* Claim: peek, then one CAS for the whole chunk. What looks
+		 * wrong is the peer's fault only if nobody moved the claim
+		 * meanwhile: with several producers, c may just be stale. */
+		for (;;) {
 			prod = __atomic_load_n(&r->hdr->post_prod,
 					__ATOMIC_ACQUIRE);
 			avail = prod - c;
-			if (unlikely(avail > r->depth)) {
-				shm_conn_break(sc);
-				return sent != 0 ? sent : -ECONNRESET;
+			k = 0;
+			if (likely(avail <= r->depth)) {
+				if (avail == 0)
+					return sent;
+				want = RTE_MIN(RTE_MIN(avail,
+						(uint32_t)SHM_SEND_CHUNK),
+						(uint32_t)(nb_ops - sent));
+				k = shm_peek(r, c, want, &ops[sent], off, blen);
 			}
-			if (avail == 0)
-				return sent;
-			want = RTE_MIN(RTE_MIN(avail, (uint32_t)SHM_SEND_CHUNK),
-					(uint32_t)(nb_ops - sent));
-			k = shm_peek(r, c, want, &ops[sent], off, blen);
-			if (unlikely(k < 0)) {
+			if (unlikely(avail > r->depth || k < 0)) {
+				uint32_t now = __atomic_load_n(&r->hdr->claim,
+						__ATOMIC_ACQUIRE);
+
+				if (now != c) {
+					c = now;
+					continue;
+				}
 				shm_conn_break(sc);
 				return sent != 0 ? sent : -ECONNRESET;
 			}
 			if (k == 0)
 				return sent != 0 ? sent : -EMSGSIZE;
-		} while (!__atomic_compare_exchange_n(&r->hdr->claim, &c,
-				c + (uint32_t)k, false, __ATOMIC_ACQUIRE,
-				__ATOMIC_RELAXED));
+			if (__atomic_compare_exchange_n(&r->hdr->claim, &c,
+					c + (uint32_t)k, false, __ATOMIC_ACQUIRE,
+					__ATOMIC_ACQUIRE))
+				break;
+		}
 
 		/* The slots [c, c + k) are ours: copy, then complete. */
 		for (i = 0; i < (uint32_t)k; i++) {
