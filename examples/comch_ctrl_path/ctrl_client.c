@@ -17,7 +17,7 @@
 #include <rte_eal.h>
 #include <rte_lcore.h>
 
-#include "ctrl_common.h"
+#include "comch_sample.h"
 
 /* Poll until one message arrives; copy it to buf. Returns its length or a
  * negative errno. */
@@ -125,12 +125,10 @@ main(int argc, char **argv)
 	double timeout = 10;
 	struct rte_comch_client *cli;
 	struct rte_comch_conn *conn;
-	enum rte_comch_state st;
 	char reply[4096];
-	uint64_t deadline;
 	char *end;
 	int16_t dev_id;
-	int ret, err, opt, rc = EXIT_FAILURE;
+	int ret, opt, rc = EXIT_FAILURE;
 
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
@@ -183,10 +181,10 @@ main(int argc, char **argv)
 		goto out_eal;
 	}
 
-	signal(SIGINT, ctrl_signal_handler);
-	signal(SIGTERM, ctrl_signal_handler);
+	signal(SIGINT, sample_signal_handler);
+	signal(SIGTERM, sample_signal_handler);
 
-	dev_id = ctrl_find_dev(dev_name, RTE_COMCH_ROLE_HOST, "comch_shm_host",
+	dev_id = sample_find_dev(dev_name, RTE_COMCH_ROLE_HOST, "comch_shm_host",
 			"role=host");
 	if (dev_id < 0)
 		goto out_eal;
@@ -198,27 +196,11 @@ main(int argc, char **argv)
 	}
 
 	/* Connect, retrying while the server is not there yet. */
-	deadline = ctrl_deadline(timeout);
-	for (;;) {
-		ret = rte_comch_client_start(cli);
-		if (ret < 0) {
-			fprintf(stderr, "cannot start client: %s\n",
-				rte_strerror(-ret));
-			goto out_cli;
-		}
-		do {
-			rte_comch_client_poll(cli);
-			st = rte_comch_client_state(cli, &err);
-		} while (st == RTE_COMCH_STATE_STARTING && !force_quit);
-		if (st == RTE_COMCH_STATE_RUNNING)
-			break;
-		if (force_quit || rte_get_timer_cycles() > deadline ||
-		    (err != -ENOENT && err != -ECONNREFUSED)) {
-			fprintf(stderr, "client: cannot connect to \"%s\": %s\n",
-				conf.server_name, rte_strerror(-err));
-			goto out_cli;
-		}
-		rte_delay_ms(10);
+	ret = sample_client_connect(cli, timeout);
+	if (ret < 0) {
+		fprintf(stderr, "client: cannot connect to \"%s\": %s\n",
+			conf.server_name, rte_strerror(-ret));
+		goto out_cli;
 	}
 	conn = rte_comch_client_conn(cli);
 	printf("client: connected to \"%s\" (connection %u)\n",

@@ -19,7 +19,7 @@
 #include <rte_eal.h>
 #include <rte_lcore.h>
 
-#include "ctrl_common.h"
+#include "comch_sample.h"
 
 struct server_app {
 	const char *reply;
@@ -184,10 +184,10 @@ main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 
-	signal(SIGINT, ctrl_signal_handler);
-	signal(SIGTERM, ctrl_signal_handler);
+	signal(SIGINT, sample_signal_handler);
+	signal(SIGTERM, sample_signal_handler);
 
-	dev_id = ctrl_find_dev(dev_name, RTE_COMCH_ROLE_DPU, "comch_shm_dpu",
+	dev_id = sample_find_dev(dev_name, RTE_COMCH_ROLE_DPU, "comch_shm_dpu",
 			"role=dpu");
 	if (dev_id < 0) {
 		rte_eal_cleanup();
@@ -220,7 +220,7 @@ main(int argc, char **argv)
 	fflush(stdout);
 
 	if (timeout > 0)
-		deadline = ctrl_deadline(timeout);
+		deadline = sample_deadline(timeout);
 	while (!force_quit && (clients == 0 || app.served < clients)) {
 		rte_comch_server_poll(srv);
 		if (deadline != 0 && rte_comch_server_conn_count(srv) == 0 &&

@@ -2,10 +2,10 @@
  * Copyright(c) 2026 Comch on DPDK authors
  */
 
-#ifndef CTRL_COMMON_H
-#define CTRL_COMMON_H
+#ifndef COMCH_SAMPLE_H
+#define COMCH_SAMPLE_H
 
-/* Helpers shared by the control-path client and server samples. */
+/* Helpers shared by the samples: signals, device choice, deadlines. */
 
 #include <errno.h>
 #include <signal.h>
@@ -20,8 +20,8 @@
 
 static volatile bool force_quit;
 
-static void
-ctrl_signal_handler(int sig)
+static inline void
+sample_signal_handler(int sig)
 {
 	if (sig == SIGINT || sig == SIGTERM)
 		force_quit = true;
@@ -32,8 +32,8 @@ ctrl_signal_handler(int sig)
  * the wanted role given with --vdev, else a comch_shm device this sample
  * creates with default devargs (so "-l 0 --no-huge" is enough to try it).
  */
-static int16_t
-ctrl_find_dev(const char *name, enum rte_comch_role role,
+static inline int16_t
+sample_find_dev(const char *name, enum rte_comch_role role,
 		const char *default_vdev, const char *default_args)
 {
 	struct rte_comch_dev_info info;
@@ -59,11 +59,43 @@ ctrl_find_dev(const char *name, enum rte_comch_role role,
 	return (int16_t)rte_comch_get_dev_id_by_name(default_vdev);
 }
 
-static uint64_t
-ctrl_deadline(double seconds)
+static inline uint64_t
+sample_deadline(double seconds)
 {
 	return rte_get_timer_cycles() +
 		(uint64_t)(seconds * (double)rte_get_timer_hz());
 }
 
-#endif /* CTRL_COMMON_H */
+/*
+ * Start a client and poll until it is connected, retrying every 10 ms while
+ * the server does not exist yet (-ENOENT) or no DPU serves this function
+ * yet (-ECONNREFUSED), for at most @p timeout seconds. Returns 0 or the
+ * last error.
+ */
+static inline int
+sample_client_connect(struct rte_comch_client *cli, double timeout)
+{
+	uint64_t deadline = sample_deadline(timeout);
+	enum rte_comch_state st;
+	int ret, err;
+
+	for (;;) {
+		ret = rte_comch_client_start(cli);
+		if (ret < 0)
+			return ret;
+		do {
+			rte_comch_client_poll(cli);
+			st = rte_comch_client_state(cli, &err);
+		} while (st == RTE_COMCH_STATE_STARTING && !force_quit);
+		if (st == RTE_COMCH_STATE_RUNNING)
+			return 0;
+		if (force_quit)
+			return -EINTR;
+		if (rte_get_timer_cycles() > deadline ||
+		    (err != -ENOENT && err != -ECONNREFUSED))
+			return err;
+		rte_delay_ms(10);
+	}
+}
+
+#endif /* COMCH_SAMPLE_H */

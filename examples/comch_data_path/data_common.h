@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 Comch on DPDK authors
+ */
+
+#ifndef DATA_COMMON_H
+#define DATA_COMMON_H
+
+/*
+ * The fast-path exchange both data-path samples run once connected:
+ * create a consumer (with one posted buffer) and a producer, wait for the
+ * peer's consumer, send --text through the fast path, receive the peer's
+ * message, print both, tear down in order.
+ */
+
+#include <rte_comch.h>
+#include <rte_memory.h>
+
+#include "comch_sample.h"
+
+#define DATA_BUF_SIZE 4096
+
+/* The peer's consumer, set by the consumer event callback. */
+struct data_peer {
+	uint32_t consumer_id;
+	bool known;
+};
+
+static inline void
+data_on_consumer(struct rte_comch_conn *conn __rte_unused, uint32_t id,
+		enum rte_comch_consumer_event event, void *arg)
+{
+	struct data_peer *peer = arg;
+
+	if (event == RTE_COMCH_CONSUMER_CREATED) {
+		peer->consumer_id = id;
+		peer->known = true;
+	} else if (peer->known && peer->consumer_id == id) {
+		peer->known = false;
+	}
+}
+
+/*
+ * @p poll makes the connection progress (the server's or the client's
+ * poll); consumer events arrive there. Returns 0 or a negative errno.
+ */
+static inline int
+data_exchange(const char *who, int16_t dev_id, struct rte_comch_conn *conn,
+		struct data_peer *peer, const char *text,
+		void (*poll)(void *), void *poll_arg, double timeout)
+{
+	struct rte_comch_consumer_conf cconf = { .nb_posts = 1 };
+	struct rte_comch_send_op op = { .data = text,
+		.len = (uint32_t)strlen(text) };
+	struct rte_comch_consumer *cons = NULL;
+	struct rte_comch_producer *prod = NULL;
+	struct rte_comch_completion cpl;
+	struct rte_comch_mem *mem;
+	uint64_t deadline = sample_deadline(timeout);
+	uint32_t len = DATA_BUF_SIZE;
+	void *buf;
+	int ret = -ETIMEDOUT, n;
+
+	mem = rte_comch_mem_create(dev_id, DATA_BUF_SIZE, SOCKET_ID_ANY);
+	if (mem == NULL)
+		return -rte_errno;
+	cconf.mem = mem;
+	buf = rte_comch_mem_addr(mem);
+	cons = rte_comch_consumer_create(conn, &cconf);
+	prod = rte_comch_producer_create(conn, NULL);
+	if (cons == NULL || prod == NULL) {
+		ret = -rte_errno;
+		goto out;
+	}
+	ret = rte_comch_consumer_start(cons);
+	if (ret == 0)
+		ret = rte_comch_producer_start(prod);
+	if (ret == 0 && rte_comch_consumer_post_burst(cons, &buf, &len, 1) != 1)
+		ret = -EIO;
+	if (ret < 0)
+		goto out;
+	printf("%s: consumer %u and producer %u ready\n", who,
+		rte_comch_consumer_id(cons), rte_comch_producer_id(prod));
+
+	/* Producers learn consumer ids from consumer events. */
+	ret = -ETIMEDOUT;
+	while (!peer->known && !force_quit &&
+	       rte_get_timer_cycles() < deadline)
+		poll(poll_arg);
+	if (!peer->known)
+		goto out;
+	printf("%s: peer consumer %u announced\n", who, peer->consumer_id);
+
+	/* 0 sent means "again": the peer has not posted a buffer yet. */
+	do {
+		n = rte_comch_producer_send_burst(prod, peer->consumer_id, &op, 1);
+		poll(poll_arg);
+	} while (n == 0 && !force_quit && rte_get_timer_cycles() < deadline);
+	if (n != 1) {
+		ret = n < 0 ? n : -ETIMEDOUT;
+		goto out;
+	}
+	printf("%s: sent through the fast path: \"%s\"\n", who, text);
+
+	do {
+		n = rte_comch_consumer_poll_burst(cons, &cpl, 1);
+		poll(poll_arg);
+	} while (n == 0 && !force_quit && rte_get_timer_cycles() < deadline);
+	if (n != 1 || cpl.status != 0) {
+		ret = n < 0 ? n : -ETIMEDOUT;
+		goto out;
+	}
+	printf("%s: received through the fast path: \"%.*s\" (from producer %u)\n",
+		who, (int)cpl.len, (const char *)cpl.buf, cpl.producer_id);
+	ret = 0;
+out:
+	/* Teardown order: producers and consumers before the connection. */
+	if (prod != NULL) {
+		rte_comch_producer_stop(prod);
+		rte_comch_producer_destroy(prod);
+	}
+	if (cons != NULL) {
+		if (rte_comch_consumer_state(cons) == RTE_COMCH_STATE_RUNNING)
+			rte_comch_consumer_stop(cons);
+		while (rte_comch_consumer_state(cons) != RTE_COMCH_STATE_IDLE &&
+		       rte_comch_consumer_poll_burst(cons, &cpl, 1) >= 0)
+			;
+		rte_comch_consumer_destroy(cons);
+	}
+	rte_comch_mem_destroy(mem);
+	return ret;
+}
+
+#endif /* DATA_COMMON_H */
