@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 Comch on DPDK authors
+ */
+
+#ifndef COMCH_PERF_H
+#define COMCH_PERF_H
+
+/*
+ * dpdk-comch-perf: the host side drives, the DPU side serves.
+ *
+ * The host asks for each (test, size) with a BEGIN control message; the
+ * DPU prepares (consumers, producers) and answers READY; the host runs the
+ * test for --warmup + --duration (or --count messages), then sends END with
+ * what it sent; the DPU answers RESULT with what it received once it has
+ * it all (or gives up). Rates are measured by the sender over the
+ * measurement window; the receiver's counts check nothing was lost.
+ * Latency is a round trip measured by the host, in a histogram.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_comch.h>
+
+#define PERF_MAX_SIZES 16
+#define PERF_MAX_TESTS 8
+
+enum perf_role { PERF_ROLE_DPU, PERF_ROLE_HOST, PERF_ROLE_PAIR };
+
+enum perf_test {
+	PERF_CTRL_LAT,
+	PERF_CTRL_TPUT,
+	PERF_FP_LAT,
+	PERF_FP_TPUT,
+	PERF_TEST__MAX
+};
+
+struct perf_opts {
+	enum perf_role role;
+	enum perf_test tests[PERF_MAX_TESTS];
+	unsigned int nb_tests;
+	uint32_t sizes[PERF_MAX_SIZES];
+	unsigned int nb_sizes;
+	uint32_t burst;
+	double duration;       /* seconds, 0 when --count is used */
+	uint64_t count;        /* messages, 0 when --duration is used */
+	double warmup;         /* seconds */
+	bool touch;
+	bool json;
+	const char *name;      /* server name */
+};
+
+const char *perf_test_name(enum perf_test t);
+
+/* perf_options.c: parse the options after "--"; 0, 1 (--help shown) or
+ * -EINVAL (message printed). */
+int perf_parse_args(int argc, char **argv, struct perf_opts *o);
+void perf_usage(const char *prog);
+
+/* ------------------------------------------------------------- protocol */
+
+#define PERF_MAGIC UINT32_C(0x46524550) /* "PERF" */
+
+enum perf_msg_type {
+	PERF_MSG_BEGIN = 1, /* host -> dpu: test, size, burst, touch */
+	PERF_MSG_READY,     /* dpu -> host */
+	PERF_MSG_END,       /* host -> dpu: sent messages */
+	PERF_MSG_RESULT,    /* dpu -> host: received messages, bytes */
+};
+
+struct perf_msg {
+	uint32_t magic;
+	uint32_t type;
+	uint32_t test;
+	uint32_t size;
+	uint32_t burst;
+	uint32_t touch;
+	uint64_t msgs;
+	uint64_t bytes;
+};
+
+/* A control message is a perf protocol message if it has this exact size
+ * and the magic; anything else is test traffic. */
+static inline const struct perf_msg *
+perf_msg_parse(const struct rte_comch_msg *m)
+{
+	const struct perf_msg *p = m->data;
+
+	if (m->len != sizeof(*p) || p->magic != PERF_MAGIC)
+		return NULL;
+	return p;
+}
+
+/* Buffers a fast-path consumer posts for @p size messages: enough to keep
+ * the producer busy (up to 1024), few enough that they stay in cache
+ * (about 1 MiB), at least 8. */
+static inline uint32_t
+perf_nb_posts(uint32_t size)
+{
+	uint64_t n = (UINT64_C(1) << 20) / (size ? size : 1);
+
+	return (uint32_t)(n > 1024 ? 1024 : n < 8 ? 8 : n);
+}
+
+/* ------------------------------------------------------------ histogram */
+
+#define PERF_HIST_SUB_BITS 7
+#define PERF_HIST_BUCKETS (64 << (PERF_HIST_SUB_BITS - 1))
+
+/* Log-linear histogram of nanoseconds: exact below 128 ns, then 64 buckets
+ * per power of two (relative error under 1.6 %). No allocation per
+ * sample. */
+struct perf_hist {
+	uint64_t count;
+	uint64_t max;
+	uint64_t min;
+	uint64_t buckets[PERF_HIST_BUCKETS];
+};
+
+void perf_hist_reset(struct perf_hist *h);
+void perf_hist_add(struct perf_hist *h, uint64_t ns);
+/* Value at quantile @p q in [0, 1] (0 when empty). */
+uint64_t perf_hist_quantile(const struct perf_hist *h, double q);
+
+/* -------------------------------------------------------------- results */
+
+struct perf_result {
+	enum perf_test test;
+	uint32_t size;
+	uint32_t burst;
+	uint64_t msgs;          /* in the measurement window */
+	double seconds;         /* length of the window */
+	uint64_t peer_msgs;     /* received by the peer, whole run */
+	uint64_t peer_bytes;    /* their payload bytes */
+	uint64_t sent_total;    /* sent, whole run */
+	const struct perf_hist *lat; /* NULL for throughput tests */
+};
+
+void perf_report(const struct perf_opts *o, const char *role,
+		const struct perf_result *r);
+
+/* ------------------------------------------------------------------ roles */
+
+extern volatile bool perf_quit;
+
+/* Serve hosts on @p dev_id until --duration passes (0: forever) or
+ * SIGINT. Returns 0 or a negative errno. */
+int perf_dpu_run(const struct perf_opts *o, int16_t dev_id, double serve_for,
+		bool one_host);
+/* Connect and run every (test, size). Returns 0 or a negative errno. */
+int perf_host_run(const struct perf_opts *o, int16_t dev_id);
+
+#endif /* COMCH_PERF_H */

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 Comch on DPDK authors
+ */
+
+/*
+ * dpdk-comch-perf: EAL arguments, then "--" and the tool's options
+ * (perf_options.c). Roles: dpu serves (perf_dpu.c), host drives
+ * (perf_host.c), pair runs both in this process: the DPU side on the main
+ * lcore, the host side on the next lcore.
+ */
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+
+#include "perf.h"
+
+volatile bool perf_quit;
+
+static void
+on_signal(int sig __rte_unused)
+{
+	perf_quit = true;
+}
+
+/* The first device of @p role, else a new comch_shm device with @p args. */
+static int16_t
+perf_dev(enum rte_comch_role role, const char *name, const char *args)
+{
+	struct rte_comch_dev_info info;
+	int16_t id;
+	int ret;
+
+	RTE_COMCH_FOREACH_DEV(id) {
+		if (rte_comch_info_get(id, &info) == 0 && info.role == role)
+			return id;
+	}
+	ret = rte_vdev_init(name, args);
+	if (ret < 0) {
+		fprintf(stderr, "cannot create %s,%s: %s\n", name, args,
+			rte_strerror(-ret));
+		return -1;
+	}
+	return (int16_t)rte_comch_get_dev_id_by_name(name);
+}
+
+struct host_job {
+	const struct perf_opts *o;
+	int16_t dev_id;
+	int ret;
+};
+
+static int
+host_job_run(void *arg)
+{
+	struct host_job *j = arg;
+
+	j->ret = perf_host_run(j->o, j->dev_id);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct perf_opts o;
+	int16_t dpu = -1, host = -1;
+	char dir[64] = "", args[128];
+	int ret, rc = EXIT_FAILURE;
+
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "cannot initialise EAL: %s\n",
+			rte_strerror(rte_errno));
+		return EXIT_FAILURE;
+	}
+	argc -= ret;
+	argv += ret;
+	ret = perf_parse_args(argc, argv, &o);
+	if (ret != 0) {
+		if (ret > 0)
+			perf_usage(argv[0]);
+		rte_eal_cleanup();
+		return ret > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	if (o.role == PERF_ROLE_PAIR) {
+		struct host_job job = { .o = &o };
+		unsigned int worker = rte_get_next_lcore(-1, 1, 0);
+
+		if (worker >= RTE_MAX_LCORE) {
+			fprintf(stderr, "--role=pair needs two lcores, e.g. -l 0,1\n");
+			goto out;
+		}
+		snprintf(dir, sizeof(dir), "/tmp/comch-perf.XXXXXX");
+		if (mkdtemp(dir) == NULL) {
+			fprintf(stderr, "cannot create a folder in /tmp\n");
+			goto out;
+		}
+		snprintf(args, sizeof(args), "role=dpu,path=%s", dir);
+		dpu = perf_dev(RTE_COMCH_ROLE_DPU, "comch_shm_perf_dpu", args);
+		snprintf(args, sizeof(args), "role=host,path=%s", dir);
+		host = perf_dev(RTE_COMCH_ROLE_HOST, "comch_shm_perf_host", args);
+		if (dpu < 0 || host < 0)
+			goto out;
+		job.dev_id = host;
+		rte_eal_remote_launch(host_job_run, &job, worker);
+		ret = perf_dpu_run(&o, dpu, 0, true);
+		/* The DPU side returns once the host left (or on SIGINT). */
+		rte_eal_wait_lcore(worker);
+		rc = ret == 0 && job.ret == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	} else if (o.role == PERF_ROLE_DPU) {
+		dpu = perf_dev(RTE_COMCH_ROLE_DPU, "comch_shm_perf_dpu",
+				"role=dpu");
+		if (dpu >= 0 && perf_dpu_run(&o, dpu, o.duration, false) == 0)
+			rc = EXIT_SUCCESS;
+	} else {
+		host = perf_dev(RTE_COMCH_ROLE_HOST, "comch_shm_perf_host",
+				"role=host");
+		if (host >= 0 && perf_host_run(&o, host) == 0)
+			rc = EXIT_SUCCESS;
+	}
+out:
+	rte_eal_cleanup();
+	if (dir[0] != '\0')
+		rmdir(dir);
+	return rc;
+}

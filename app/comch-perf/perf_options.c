@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 Comch on DPDK authors
+ */
+
+/* Option parsing for dpdk-comch-perf: strict, one message per mistake. */
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf.h"
+
+static const char * const test_names[PERF_TEST__MAX] = {
+	[PERF_CTRL_LAT] = "ctrl-lat",
+	[PERF_CTRL_TPUT] = "ctrl-tput",
+	[PERF_FP_LAT] = "fp-lat",
+	[PERF_FP_TPUT] = "fp-tput",
+};
+
+const char *
+perf_test_name(enum perf_test t)
+{
+	return (unsigned int)t < PERF_TEST__MAX ? test_names[t] : "?";
+}
+
+void
+perf_usage(const char *prog)
+{
+	printf("Usage: %s [EAL options] -- [options]\n"
+	       "\n"
+	       "Measures Comch between an emulated DPU and a host. The host side drives\n"
+	       "the tests, the DPU side serves them.\n"
+	       "\n"
+	       "  --role=ROLE       dpu: serve hosts; host: run the tests against a DPU\n"
+	       "                    process; pair: both in this process on two lcores,\n"
+	       "                    over two comch_shm devices (created when none are\n"
+	       "                    given). Default: pair\n"
+	       "  --test=T[,T...]   ctrl-lat, ctrl-tput, fp-lat, fp-tput (default\n"
+	       "                    ctrl-lat,fp-tput)\n"
+	       "  --size=N[,N...]   message sizes in bytes (default 64); control tests\n"
+	       "                    take sizes up to the device's max message size\n"
+	       "  --burst=N         messages per send call, 1..1024 (default 32)\n"
+	       "  --duration=SEC    measure for SEC seconds (default 2); with role dpu:\n"
+	       "                    serve for SEC seconds (default: until SIGINT)\n"
+	       "  --count=N         measure N messages instead of a duration\n"
+	       "  --warmup=SEC      run SEC seconds before measuring (default 0.5)\n"
+	       "  --touch           the consumer reads every payload byte\n"
+	       "  --json            one JSON object per test and size, nothing else on\n"
+	       "                    stdout\n"
+	       "  --name=NAME       server name (default comch_perf)\n"
+	       "  --help            this text\n"
+	       "\n"
+	       "Devices: --vdev=comch_shm0,role=dpu,... / --vdev=comch_shm1,role=host,...\n"
+	       "in the EAL options; without them the tool creates comch_shm devices\n"
+	       "with path=/tmp/comch (pair: a private folder).\n", prog);
+}
+
+static int
+parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
+		uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (*s == '\0' || *s == '-')
+		goto bad;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	fprintf(stderr, "--%s=%s: expected an integer in [%llu, %llu]\n", opt, s,
+		(unsigned long long)min, (unsigned long long)max);
+	return -EINVAL;
+}
+
+static int
+parse_seconds(const char *opt, const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (*s == '\0' || errno != 0 || *end != '\0' || !isfinite(v) ||
+	    v < 0 || v > 86400) {
+		fprintf(stderr, "--%s=%s: expected seconds in [0, 86400]\n", opt, s);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Split a comma-separated list in place; an empty element is an error.
+ * Returns the number of elements, or -1. */
+static int
+split_list(char *buf, char **items, int max)
+{
+	int n = 0;
+	char *p = buf, *comma;
+
+	for (;;) {
+		comma = strchr(p, ',');
+		if (comma != NULL)
+			*comma = '\0';
+		if (*p == '\0' || n == max)
+			return -1;
+		items[n++] = p;
+		if (comma == NULL)
+			return n;
+		p = comma + 1;
+	}
+}
+
+static int
+parse_tests(const char *s, struct perf_opts *o)
+{
+	char buf[256], *items[PERF_MAX_TESTS], *tok;
+	unsigned int t;
+	int n, i;
+
+	if (strlen(s) >= sizeof(buf))
+		goto bad;
+	strcpy(buf, s);
+	o->nb_tests = 0;
+	n = split_list(buf, items, PERF_MAX_TESTS);
+	for (i = 0; i < n; i++) {
+		tok = items[i];
+		for (t = 0; t < PERF_TEST__MAX; t++)
+			if (strcmp(tok, test_names[t]) == 0)
+				break;
+		if (t == PERF_TEST__MAX)
+			goto bad;
+		o->tests[o->nb_tests++] = (enum perf_test)t;
+	}
+	if (o->nb_tests != 0)
+		return 0;
+bad:
+	fprintf(stderr, "--test=%s: expected a list of ctrl-lat, ctrl-tput, fp-lat, fp-tput\n",
+		s);
+	return -EINVAL;
+}
+
+static int
+parse_sizes(const char *s, struct perf_opts *o)
+{
+	char buf[256], *items[PERF_MAX_SIZES];
+	uint64_t v;
+	int n, i;
+
+	if (strlen(s) >= sizeof(buf))
+		n = -1;
+	else
+		n = split_list(strcpy(buf, s), items, PERF_MAX_SIZES);
+	if (n < 0) {
+		fprintf(stderr, "--size=%s: expected up to %d sizes separated by ','\n",
+			s, PERF_MAX_SIZES);
+		return -EINVAL;
+	}
+	o->nb_sizes = 0;
+	for (i = 0; i < n; i++) {
+		if (parse_u64("size", items[i], 1, UINT64_C(1) << 30, &v) < 0)
+			return -EINVAL;
+		o->sizes[o->nb_sizes++] = (uint32_t)v;
+	}
+	return 0;
+}
+
+int
+perf_parse_args(int argc, char **argv, struct perf_opts *o)
+{
+	enum { O_ROLE = 256, O_TEST, O_SIZE, O_BURST, O_DURATION, O_COUNT,
+		O_WARMUP, O_TOUCH, O_JSON, O_NAME, O_HELP };
+	static const struct option longopts[] = {
+		{ "role", required_argument, NULL, O_ROLE },
+		{ "test", required_argument, NULL, O_TEST },
+		{ "size", required_argument, NULL, O_SIZE },
+		{ "burst", required_argument, NULL, O_BURST },
+		{ "duration", required_argument, NULL, O_DURATION },
+		{ "count", required_argument, NULL, O_COUNT },
+		{ "warmup", required_argument, NULL, O_WARMUP },
+		{ "touch", no_argument, NULL, O_TOUCH },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "name", required_argument, NULL, O_NAME },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool have_duration = false;
+	uint64_t v;
+	int opt;
+
+	memset(o, 0, sizeof(*o));
+	o->role = PERF_ROLE_PAIR;
+	o->tests[0] = PERF_CTRL_LAT;
+	o->tests[1] = PERF_FP_TPUT;
+	o->nb_tests = 2;
+	o->sizes[0] = 64;
+	o->nb_sizes = 1;
+	o->burst = 32;
+	o->duration = 2;
+	o->warmup = 0.5;
+	o->name = "comch_perf";
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (opt) {
+		case O_ROLE:
+			if (strcmp(optarg, "dpu") == 0) {
+				o->role = PERF_ROLE_DPU;
+			} else if (strcmp(optarg, "host") == 0) {
+				o->role = PERF_ROLE_HOST;
+			} else if (strcmp(optarg, "pair") == 0) {
+				o->role = PERF_ROLE_PAIR;
+			} else {
+				fprintf(stderr, "--role=%s: expected dpu, host or pair\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case O_TEST:
+			if (parse_tests(optarg, o) < 0)
+				return -EINVAL;
+			break;
+		case O_SIZE:
+			if (parse_sizes(optarg, o) < 0)
+				return -EINVAL;
+			break;
+		case O_BURST:
+			if (parse_u64("burst", optarg, 1, 1024, &v) < 0)
+				return -EINVAL;
+			o->burst = (uint32_t)v;
+			break;
+		case O_DURATION:
+			if (parse_seconds("duration", optarg, &o->duration) < 0)
+				return -EINVAL;
+			have_duration = true;
+			break;
+		case O_COUNT:
+			if (parse_u64("count", optarg, 1, UINT64_MAX / 2, &o->count) < 0)
+				return -EINVAL;
+			break;
+		case O_WARMUP:
+			if (parse_seconds("warmup", optarg, &o->warmup) < 0)
+				return -EINVAL;
+			break;
+		case O_TOUCH:
+			o->touch = true;
+			break;
+		case O_JSON:
+			o->json = true;
+			break;
+		case O_NAME:
+			if (*optarg == '\0') {
+				fprintf(stderr, "--name: empty\n");
+				return -EINVAL;
+			}
+			o->name = optarg;
+			break;
+		case O_HELP:
+			return 1;
+		default:
+			fprintf(stderr, "unknown or incomplete option %s; see --help\n",
+				argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "unexpected argument %s; see --help\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (o->count != 0 && have_duration && o->role != PERF_ROLE_DPU) {
+		fprintf(stderr, "--count and --duration exclude each other\n");
+		return -EINVAL;
+	}
+	if (o->count != 0)
+		o->duration = 0;
+	else if (o->duration == 0 && o->role != PERF_ROLE_DPU) {
+		fprintf(stderr, "--duration=0: give a positive duration or --count\n");
+		return -EINVAL;
+	}
+	if (o->role == PERF_ROLE_DPU && !have_duration)
+		o->duration = 0; /* serve until SIGINT */
+	return 0;
+}

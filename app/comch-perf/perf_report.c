@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 Comch on DPDK authors
+ */
+
+/* Results: one line per test and size, or one JSON object with --json. */
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "perf.h"
+
+void
+perf_report(const struct perf_opts *o, const char *role,
+		const struct perf_result *r)
+{
+	double mps = r->seconds > 0 ? (double)r->msgs / r->seconds : 0;
+	double gbps = mps * (double)r->size * 8 / 1e9;
+	const struct perf_hist *h = r->lat;
+
+	if (o->json) {
+		printf("{\"test\": \"%s\", \"role\": \"%s\", \"size\": %u, "
+		       "\"burst\": %u, \"msgs\": %" PRIu64 ", \"seconds\": %.6f, "
+		       "\"mpps\": %.6f, \"gbps\": %.6f, \"sent\": %" PRIu64 ", "
+		       "\"peer_received\": %" PRIu64 ", \"peer_bytes\": %" PRIu64
+		       ", \"touch\": %s",
+		       perf_test_name(r->test), role, r->size, r->burst, r->msgs,
+		       r->seconds, mps / 1e6, gbps, r->sent_total, r->peer_msgs,
+		       r->peer_bytes, o->touch ? "true" : "false");
+		if (h != NULL)
+			printf(", \"lat_ns\": {\"p50\": %" PRIu64 ", \"p90\": %" PRIu64
+			       ", \"p99\": %" PRIu64 ", \"p999\": %" PRIu64
+			       ", \"max\": %" PRIu64 "}",
+			       perf_hist_quantile(h, 0.5), perf_hist_quantile(h, 0.9),
+			       perf_hist_quantile(h, 0.99),
+			       perf_hist_quantile(h, 0.999), h->max);
+		printf("}\n");
+		fflush(stdout);
+		return;
+	}
+	printf("%-9s size %8u  burst %4u  %12" PRIu64 " msgs  %9.3f Mmsg/s  %8.3f Gbit/s",
+		perf_test_name(r->test), r->size, r->burst, r->msgs, mps / 1e6, gbps);
+	if (h != NULL)
+		printf("  rtt p50 %.2f p90 %.2f p99 %.2f p99.9 %.2f max %.2f us",
+			perf_hist_quantile(h, 0.5) / 1e3,
+			perf_hist_quantile(h, 0.9) / 1e3,
+			perf_hist_quantile(h, 0.99) / 1e3,
+			perf_hist_quantile(h, 0.999) / 1e3, h->max / 1e3);
+	if (r->peer_msgs != r->sent_total)
+		printf("  LOST: sent %" PRIu64 ", peer received %" PRIu64,
+			r->sent_total, r->peer_msgs);
+	printf("\n");
+	fflush(stdout);
+}

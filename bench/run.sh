@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Comch against its peers, in one run, on cores 0 and 1.
+#
+# Each repetition runs dpdk-comch-perf across two processes (DPU role on
+# core 0, host role on core 1) and then the peers of ../shared/bench/peers
+# (cache-line and SPSC limits, memcpy, Unix sockets, UCX shared memory,
+# DPDK memif), so that drift of this shared machine hits both alike.
+# Prints "name: value unit" lines (medians over repetitions), then ratios
+# ours/peer. Everything lands in bench/out/<UTC time>/.
+#
+# Usage: bench/run.sh [REPS]      (default 3; set up with devtools/setup.sh)
+# Env:   PEERS_DIR (default ../shared/bench/peers), DURATION (s, default 2)
+set -u -o pipefail
+
+cd "$(dirname "$0")/.."
+root=$(pwd)
+REPS=${1:-3}
+DURATION=${DURATION:-2}
+PEERS_DIR=${PEERS_DIR:-$root/../shared/bench/peers}
+PERF=$root/build/app/dpdk-comch-perf
+OUT=$root/bench/out/$(date -u +%Y%m%dT%H%M%SZ)
+mkdir -p "$OUT"
+[ -x "$PERF" ] || { echo "bench: build first (devtools/setup.sh)"; exit 1; }
+[ -x "$PEERS_DIR/run_peers.sh" ] || { echo "bench: no peers at $PEERS_DIR"; exit 1; }
+
+EAL="--no-pci --no-huge -m 256 --log-level=lib.eal:warning --log-level=pmd.comch.shm:warning --log-level=lib.telemetry:warning"
+FP_SIZES=64,4096,65536,1048576
+
+# One comch repetition: DPU server on core 0, host runs the tests on core 1.
+comch_rep() {
+	local rep=$1 link dpu_pid
+	link=$(mktemp -d /tmp/comch-bench.XXXXXX)
+	taskset -c 0 "$PERF" -l 0 $EAL --file-prefix bench-dpu-$$ \
+		--vdev=comch_shm0,role=dpu,path="$link" -- --role=dpu \
+		> "$OUT/comch_dpu_$rep.log" 2>&1 &
+	dpu_pid=$!
+	for args in "--test=ctrl-lat,ctrl-tput --size=64" \
+		    "--test=fp-lat --size=64" \
+		    "--test=fp-tput --size=$FP_SIZES" \
+		    "--test=fp-tput --size=$FP_SIZES --touch"; do
+		# shellcheck disable=SC2086
+		taskset -c 1 "$PERF" -l 1 $EAL --file-prefix bench-host-$$ \
+			--vdev=comch_shm1,role=host,path="$link" -- --role=host \
+			$args --duration=$DURATION --warmup=0.5 --json \
+			>> "$OUT/comch_$rep.json" 2>> "$OUT/comch_host_$rep.log" ||
+			echo "# comch host run failed: $args" >&2
+	done
+	kill -INT $dpu_pid 2>/dev/null
+	wait $dpu_pid 2>/dev/null
+	rm -rf "$link"
+	# pair mode (both roles in one process), for reference
+	"$PERF" -l 0,1 $EAL --file-prefix bench-pair-$$ -- --role=pair \
+		--test=fp-tput --size=64 --duration=$DURATION --json 2>/dev/null |
+		sed 's/"role": "host"/"role": "pair"/' >> "$OUT/comch_$rep.json"
+}
+
+peers_rep() {
+	local rep=$1
+	mkdir -p "$OUT/peers_$rep"
+	SECTIONS="physical memcpy uds ucx memif" UCX_REPS=1 MEMIF_RUNS=1 \
+		MEMIF_SECS=6 WORK_DIR="$OUT/peers_$rep" \
+		OUT_FILE="$OUT/peers_$rep.txt" \
+		"$PEERS_DIR/run_peers.sh" > /dev/null 2>&1 ||
+		echo "# peers repetition $rep reported an error (see $OUT/peers_$rep.txt)" >&2
+}
+
+for rep in $(seq 1 "$REPS"); do
+	echo "# repetition $rep/$REPS: comch-perf"
+	comch_rep "$rep"
+	echo "# repetition $rep/$REPS: peers"
+	peers_rep "$rep"
+done
+
+python3 "$root/bench/summarize.py" "$OUT" | tee "$OUT/summary.txt"
+if command -v gnuplot >/dev/null; then
+	python3 "$root/bench/summarize.py" --plot "$OUT" && echo "# plots: $OUT/*.png"
+fi

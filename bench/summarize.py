@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Summarize a bench/run.sh output folder.
+
+Prints "name: value unit" lines (medians over repetitions) for comch-perf
+and the peers, then ratios ours/peer. With --plot, draws rate and
+bandwidth against size (rate_bw.png) and the latency percentiles
+(latency.png) with gnuplot.
+"""
+import glob
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+
+def size_name(n):
+    for unit, div in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= div and n % div == 0:
+            return f"{n // div}{unit}"
+    return f"{n}B"
+
+
+def load(out):
+    vals = {}  # name -> (unit, [values])
+
+    def add(name, value, unit):
+        vals.setdefault(name, (unit, []))[1].append(value)
+
+    for path in sorted(glob.glob(os.path.join(out, "comch_*.json"))):
+        for line in open(path):
+            line = line.strip()
+            if not line.startswith("{"):
+                continue
+            r = json.loads(line)
+            t = r["test"].replace("-", "_")
+            role = "" if r["role"] == "host" else "_" + r["role"]
+            touch = "_touch" if r.get("touch") else ""
+            base = f"comch{role}_{t}_{size_name(r['size'])}{touch}"
+            if r["test"].endswith("lat"):
+                lat = r["lat_ns"]
+                for q in ("p50", "p90", "p99", "p999", "max"):
+                    add(f"{base}_rtt_{q}", lat[q] / 1000.0, "us")
+            else:
+                add(f"{base}_rate", r["mpps"], "Mmsg/s")
+                add(f"{base}_bw", r["gbps"] / 8, "GB/s")
+            if r["sent"] != r["peer_received"]:
+                add(f"{base}_lost", r["sent"] - r["peer_received"], "msgs")
+    for path in sorted(glob.glob(os.path.join(out, "peers_*.txt"))):
+        for line in open(path):
+            m = re.match(r"^([A-Za-z0-9_]+): ([-0-9.eE+]+) (\S+)$", line.strip())
+            if m:
+                add(m.group(1), float(m.group(2)), m.group(3))
+    return vals
+
+
+def medians(out):
+    vals = load(out)
+    return {k: (u, statistics.median(v), len(v)) for k, (u, v) in vals.items()}
+
+
+RATIOS = [
+    ("comch_fp_tput_64B_rate", "dpdk_memif_copy_64B_rx_rate", "fast path 64 B vs memif copy mode (goal >= 2)"),
+    ("comch_fp_tput_64B_rate", "ucx_ucp_am_bw_64B_rate", "fast path 64 B vs UCX ucp_am_bw (goal >= 2)"),
+    ("comch_fp_tput_64B_rate", "spsc_ring_8B_burst32_rate", "fast path 64 B vs raw SPSC ring, 8 B"),
+    ("comch_fp_tput_64KiB_bw", "memcpy_64KiB", "fast path 64 KiB vs single-core memcpy (goal >= 0.6)"),
+    ("comch_fp_tput_64KiB_touch_bw", "memcpy_64KiB", "fast path 64 KiB --touch vs memcpy"),
+    ("comch_fp_tput_1MiB_bw", "memcpy_1MiB", "fast path 1 MiB vs memcpy (goal >= 0.6)"),
+    ("comch_fp_tput_1MiB_touch_bw", "memcpy_1MiB", "fast path 1 MiB --touch vs memcpy"),
+    ("ucx_tag_lat_64B_rtt_median", "comch_ctrl_lat_64B_rtt_p50", "UCX tag_lat RTT / control 64 B RTT (goal >= 1)"),
+    ("comch_ctrl_lat_64B_rtt_p50", "uds_seqpacket_spin_64B_rtt_median", "control 64 B RTT vs busy-polling UDS RTT (goal <= 0.1)"),
+]
+
+
+def main():
+    args = sys.argv[1:]
+    plot = "--plot" in args
+    out = [a for a in args if a != "--plot"][0]
+    med = medians(out)
+    if plot:
+        return draw(out, med)
+    for k in sorted(med):
+        u, v, n = med[k]
+        print(f"{k}: {v:.4g} {u}")
+    print("# ratios (medians of this run)")
+    for a, b, what in RATIOS:
+        if a in med and b in med and med[b][1] != 0:
+            print(f"ratio_{a}__{b}: {med[a][1] / med[b][1]:.3f}  # {what}")
+    return 0
+
+
+def draw(out, med):
+    sizes = [64, 4096, 65536, 1 << 20]
+    with open(os.path.join(out, "rate_bw.dat"), "w") as f:
+        for s in sizes:
+            n = size_name(s)
+            row = [med.get(k, (0, "?", 0))[1] for k in (
+                f"comch_fp_tput_{n}_rate", f"comch_fp_tput_{n}_bw",
+                f"comch_fp_tput_{n}_touch_bw", f"memcpy_{n}")]
+            f.write(f"{s} {n} " + " ".join(str(v) for v in row) + "\n")
+    with open(os.path.join(out, "latency.dat"), "w") as f:
+        for i, q in enumerate(("p50", "p90", "p99", "p999")):
+            c = med.get(f"comch_ctrl_lat_64B_rtt_{q}", (0, 0, 0))[1]
+            p = med.get(f"comch_fp_lat_64B_rtt_{q}", (0, 0, 0))[1]
+            f.write(f"{i} {q} {c} {p}\n")
+    script = f"""
+set terminal pngcairo size 900,500
+set output '{out}/rate_bw.png'
+set datafile missing '?'
+set logscale x 2
+set xlabel 'message size'
+set ylabel 'Mmsg/s'
+set y2label 'GB/s'
+set y2tics
+set key top center
+set title 'comch fast path, one producer lcore -> one consumer lcore, two processes'
+set yrange [0:*]
+set y2range [0:*]
+plot '{out}/rate_bw.dat' u 1:3:xtic(2) w lp t 'rate (Mmsg/s)', \\
+     '' u 1:4 axes x1y2 w lp t 'bandwidth (GB/s)', \\
+     '' u 1:5 axes x1y2 w lp t 'bandwidth --touch (GB/s)', \\
+     '' u 1:6 axes x1y2 w lp t 'memcpy single core (GB/s)'
+set output '{out}/latency.png'
+unset logscale
+unset y2tics
+unset y2label
+set xlabel 'percentile'
+set ylabel 'round trip (us)'
+set yrange [0:*]
+set style data histogram
+set style fill solid 0.6
+set title 'comch 64-byte round trip, two processes'
+plot '{out}/latency.dat' u 3:xtic(2) t 'control path', '' u 4 t 'fast path'
+"""
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
