@@ -47,6 +47,26 @@ comch_rep() {
 			>> "$OUT/comch_$rep.json" 2>> "$OUT/comch_host_$rep.log" ||
 			echo "# comch host run failed: $args" >&2
 	done
+	# scale: 256 connections x 4 producer/consumer pairs; connect +
+	# disconnect rate while 256 idle connections exist, and the DPU's
+	# resident memory per idle connection
+	taskset -c 1 "$PERF" -l 1 $EAL --file-prefix bench-host-$$ \
+		--vdev=comch_shm1,role=host,path="$link" -- --role=host \
+		--connections=256 --queues=4 --test=fp-tput --size=64 \
+		--duration=$DURATION --warmup=0.5 --json \
+		>> "$OUT/comch_$rep.json" 2>> "$OUT/comch_host_$rep.log" ||
+		echo "# comch scale run failed" >&2
+	local rss0 rss1 host_pid
+	rss0=$(awk '/VmRSS/{print $2}' /proc/$dpu_pid/status)
+	taskset -c 1 "$PERF" -l 1 $EAL --file-prefix bench-host-$$ \
+		--vdev=comch_shm1,role=host,path="$link" -- --role=host \
+		--connections=256 --test=conn-rate --duration=3 --warmup=0.5 --json \
+		>> "$OUT/comch_$rep.json" 2>> "$OUT/comch_host_$rep.log" &
+	host_pid=$!
+	sleep 2.5
+	rss1=$(awk '/VmRSS/{print $2}' /proc/$dpu_pid/status)
+	wait $host_pid
+	echo "comch_idle_conn_rss: $(( (rss1 - rss0) / 256 )) KiB" >> "$OUT/comch_scale_$rep.txt"
 	kill -INT $dpu_pid 2>/dev/null
 	wait $dpu_pid 2>/dev/null
 	rm -rf "$link"

@@ -35,8 +35,16 @@ def load(out):
             if not line.startswith("{"):
                 continue
             r = json.loads(line)
+            if r.get("lcore", "all") != "all":
+                continue
             t = r["test"].replace("-", "_")
             role = "" if r["role"] == "host" else "_" + r["role"]
+            if r["test"] == "conn-rate":
+                add(f"comch_conn_rate_{r.get('connections', 1)}conns",
+                    r["mpps"] * 1e6, "per_s")
+                continue
+            if r.get("connections", 1) > 1 or r.get("queues", 1) > 1:
+                role += f"_{r['connections']}x{r['queues']}"
             touch = "_touch" if r.get("touch") else ""
             base = f"comch{role}_{t}_{size_name(r['size'])}{touch}"
             if r["test"].endswith("lat"):
@@ -46,9 +54,10 @@ def load(out):
             else:
                 add(f"{base}_rate", r["mpps"], "Mmsg/s")
                 add(f"{base}_bw", r["gbps"] / 8, "GB/s")
-            if r["sent"] != r["peer_received"]:
+            if r["sent"] != r.get("peer_received", r["sent"]):
                 add(f"{base}_lost", r["sent"] - r["peer_received"], "msgs")
-    for path in sorted(glob.glob(os.path.join(out, "peers_*.txt"))):
+    for path in sorted(glob.glob(os.path.join(out, "comch_scale_*.txt")) +
+                       glob.glob(os.path.join(out, "peers_*.txt"))):
         for line in open(path):
             m = re.match(r"^([A-Za-z0-9_]+): ([-0-9.eE+]+) (\S+)$", line.strip())
             if m:
@@ -73,6 +82,11 @@ RATIOS = [
     ("comch_ctrl_lat_64B_rtt_p50", "uds_seqpacket_spin_64B_rtt_median", "control 64 B RTT vs busy-polling UDS RTT (goal <= 0.1)"),
 ]
 
+GOALS = [
+    ("comch_conn_rate_256conns", ">=", 5000, "connect + disconnect per second, 256 idle connections open"),
+    ("comch_idle_conn_rss", "<=", 256, "resident KiB per idle connection (DPU process)"),
+]
+
 
 def main():
     args = sys.argv[1:]
@@ -88,6 +102,12 @@ def main():
     for a, b, what in RATIOS:
         if a in med and b in med and med[b][1] != 0:
             print(f"ratio_{a}__{b}: {med[a][1] / med[b][1]:.3f}  # {what}")
+    print("# absolute goals")
+    for name, op, bound, what in GOALS:
+        if name in med:
+            v = med[name][1]
+            ok = v >= bound if op == ">=" else v <= bound
+            print(f"goal_{name}: {v:.4g} {op} {bound} {'met' if ok else 'MISSED'}  # {what}")
     return 0
 
 

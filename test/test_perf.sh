@@ -13,34 +13,51 @@ out=$(mktemp -d /tmp/comch-perf-test.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 fail=0
 
-check() {  # check FILE EXPECTED_OBJECTS COUNT
+check() {  # check FILE EXPECTED_TOTALS COUNT
 	python3 - "$1" "$2" "$3" <<'PY' || fail=1
 import json, sys
 path, expected, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 objs = [json.loads(l) for l in open(path) if l.startswith("{")]
-ok = len(objs) == expected
+totals = [o for o in objs if o["lcore"] == "all"]
+ok = len(totals) == expected
 for o in objs:
-    good = (o["sent"] == o["peer_received"] and
-            o["peer_bytes"] == o["peer_received"] * o["size"] and
-            o["msgs"] >= count and o["msgs"] <= o["sent"] and
-            (("lat_ns" in o) == o["test"].endswith("lat")))
+    if o["lcore"] != "all":
+        # a per-lcore line: its share of the messages, no peer view
+        good = o["msgs"] <= o["sent"] and "peer_received" not in o
+    elif o["test"] == "conn-rate":
+        good = o["msgs"] >= count and o["sent"] >= o["msgs"]
+    else:
+        good = (o["sent"] == o["peer_received"] and
+                o["peer_bytes"] == o["peer_received"] * o["size"] and
+                o["msgs"] >= count and o["msgs"] <= o["sent"] and
+                (("lat_ns" in o) == o["test"].endswith("lat")))
+    if o["test"] == "fp-bidir" and o["lcore"] == "all":
+        good = good and o["received"] == o["peer_sent"] and o["received"] > 0
     if "lat_ns" in o:
         l = o["lat_ns"]
         good = good and 0 < l["p50"] <= l["p90"] <= l["p99"] <= l["p999"] <= l["max"]
     if not good:
         print("FAIL inconsistent:", o)
     ok = ok and good
-print(("ok" if ok else "FAIL") + f" {path}: {len(objs)} results")
+print(("ok" if ok else "FAIL") + f" {path}: {len(totals)} results")
 sys.exit(0 if ok else 1)
 PY
 }
 
 # pair: every test, two sizes, by count
 "$PERF" -l 0,1 $EAL --file-prefix perft-pair-$$ -- --role=pair \
-	--test=ctrl-lat,ctrl-tput,fp-lat,fp-tput --size=64,1000 --count=20000 \
-	--warmup=0 --json > "$out/pair.json" 2> "$out/pair.err" || {
+	--test=ctrl-lat,ctrl-tput,fp-lat,fp-tput,fp-bidir,conn-rate \
+	--size=64,1000 --count=20000 --warmup=0 --json \
+	> "$out/pair.json" 2> "$out/pair.err" || {
 	echo "FAIL pair run"; cat "$out/pair.err"; fail=1; }
-check "$out/pair.json" 8 20000
+check "$out/pair.json" 11 20000
+
+# several connections and queues: 8 x 4 streams, all delivered
+"$PERF" -l 0,1 $EAL --file-prefix perft-multi-$$ -- --connections=8 \
+	--queues=4 --test=fp-tput,fp-bidir,ctrl-tput --count=50000 --warmup=0 \
+	--json > "$out/multi.json" 2> "$out/multi.err" || {
+	echo "FAIL multi run"; cat "$out/multi.err"; fail=1; }
+check "$out/multi.json" 3 50000
 
 # --touch and a large size
 "$PERF" -l 0,1 $EAL --file-prefix perft-touch-$$ -- --test=fp-tput \
@@ -65,6 +82,23 @@ done
 kill -INT $dpu
 wait $dpu || { echo "FAIL dpu exit status"; fail=1; }
 grep -q "served 2 host(s)" "$out/dpu.log" || { echo "FAIL dpu did not serve 2 hosts"; cat "$out/dpu.log"; fail=1; }
+
+# interactive: commands from a pipe, one fp-tput run between start and stop
+"$PERF" -l 0 $EAL --file-prefix perft-idpu-$$ --vdev=comch_shm0,role=dpu,path=$link \
+	-- --role=dpu > "$out/idpu.log" 2>&1 &
+dpu=$!
+printf 'set test fp-tput\nset size 256\nset burst 8\nstart\nshow stats\nstop\nset burst 0\nquit\n' |
+	"$PERF" -l 1,0 $EAL --file-prefix perft-ihost-$$ \
+		--vdev=comch_shm1,role=host,path=$link -- --role=host -i --warmup=0 \
+		> "$out/ihost.log" 2>&1 || { echo "FAIL interactive exit status"; fail=1; }
+kill -INT $dpu
+wait $dpu
+for want in "running fp-tput, size 256, burst 8" "fp-tput size 256: sent" \
+	    "fp-tput   all      size      256  burst    8" "burst: 1 to 1024"; do
+	grep -qF "$want" "$out/ihost.log" ||
+		{ echo "FAIL interactive: no \"$want\""; cat "$out/ihost.log"; fail=1; }
+done
+if grep -q LOST "$out/ihost.log"; then echo "FAIL interactive lost messages"; fail=1; fi
 
 # bad options fail with a message, --help succeeds
 if "$PERF" -l 0 $EAL --file-prefix perft-bad-$$ -- --burst=0 2> "$out/bad.err"; then

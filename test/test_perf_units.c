@@ -54,6 +54,8 @@ test_options(void)
 		"--count=5 --duration=1", "--test=fp-tput,", "--test=,fp-lat", "--duration=0", "--name=",
 		"--colour", "stray", "--burst",
 		"--size=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17",
+		"--connections=0", "--connections=1025", "--queues=0",
+		"--queues=65", "-i", "-i --role=dpu", "--role=pair -i",
 	};
 	struct perf_opts o;
 	size_t i;
@@ -77,6 +79,11 @@ test_options(void)
 	EXPECT(parse("--role=dpu --duration=5", &o) == 0 && o.duration == 5,
 	       "dpu serves 5 s");
 	EXPECT(parse("--help", &o) == 1, "help");
+	EXPECT(parse("--role=host -i --connections=256 --queues=4 "
+		     "--test=fp-bidir,conn-rate", &o) == 0 && o.interactive &&
+	       o.connections == 256 && o.queues == 4 &&
+	       o.tests[0] == PERF_FP_BIDIR && o.tests[1] == PERF_CONN_RATE,
+	       "interactive, connections, queues, new tests");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		EXPECT(parse(bad[i], &o) == -EINVAL, "accepted \"%s\"", bad[i]);
 }

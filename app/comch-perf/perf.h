@@ -32,8 +32,14 @@ enum perf_test {
 	PERF_CTRL_TPUT,
 	PERF_FP_LAT,
 	PERF_FP_TPUT,
+	PERF_FP_BIDIR,
+	PERF_CONN_RATE,
 	PERF_TEST__MAX
 };
+
+/* Producer/consumer pairs per connection, connections per host. */
+#define PERF_MAX_QUEUES 64
+#define PERF_MAX_CONNS 1024
 
 struct perf_opts {
 	enum perf_role role;
@@ -47,6 +53,9 @@ struct perf_opts {
 	double warmup;         /* seconds */
 	bool touch;
 	bool json;
+	bool interactive;      /* -i */
+	uint32_t connections;  /* host: connections to open */
+	uint32_t queues;       /* producer/consumer pairs per connection */
 	const char *name;      /* server name */
 };
 
@@ -75,8 +84,11 @@ struct perf_msg {
 	uint32_t size;
 	uint32_t burst;
 	uint32_t touch;
-	uint64_t msgs;
-	uint64_t bytes;
+	uint32_t queues;
+	uint32_t reserved;
+	uint64_t msgs;   /* END: sent by the host; RESULT: received by the DPU */
+	uint64_t bytes;  /* RESULT: their payload bytes */
+	uint64_t sent;   /* RESULT: sent by the DPU (fp-bidir) */
 };
 
 /* A control message is a perf protocol message if it has this exact size
@@ -128,11 +140,15 @@ struct perf_result {
 	enum perf_test test;
 	uint32_t size;
 	uint32_t burst;
-	uint64_t msgs;          /* in the measurement window */
+	int lcore;              /* -1: total of all lcores */
+	uint64_t msgs;          /* sent in the measurement window */
+	uint64_t rx_msgs;       /* received in the window (fp-bidir) */
 	double seconds;         /* length of the window */
 	uint64_t peer_msgs;     /* received by the peer, whole run */
 	uint64_t peer_bytes;    /* their payload bytes */
 	uint64_t sent_total;    /* sent, whole run */
+	uint64_t peer_sent;     /* sent by the peer (fp-bidir) */
+	uint64_t received;      /* received from the peer (fp-bidir) */
 	const struct perf_hist *lat; /* NULL for throughput tests */
 };
 
@@ -143,10 +159,11 @@ void perf_report(const struct perf_opts *o, const char *role,
 
 extern volatile bool perf_quit;
 
-/* Serve hosts on @p dev_id until --duration passes (0: forever) or
- * SIGINT. Returns 0 or a negative errno. */
+/* Serve hosts on @p dev_id until @p serve_for seconds pass (0: forever),
+ * *until turns true (when not NULL) or SIGINT. Returns 0 or a negative
+ * errno. */
 int perf_dpu_run(const struct perf_opts *o, int16_t dev_id, double serve_for,
-		bool one_host);
+		const volatile bool *until);
 /* Connect and run every (test, size). Returns 0 or a negative errno. */
 int perf_host_run(const struct perf_opts *o, int16_t dev_id);
 

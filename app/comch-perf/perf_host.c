@@ -2,64 +2,82 @@
  * Copyright(c) 2026 Comch on DPDK authors
  */
 
-/* The host side: connect, then run every (test, size) against the DPU. */
+/*
+ * The host side: connections, the life of one test (BEGIN/READY, streams,
+ * forwarding lcores, END/RESULT, report), and the conn-rate test.
+ */
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
-#include <rte_lcore.h>
+#include <rte_launch.h>
 #include <rte_malloc.h>
 #include <rte_memory.h>
 
-#include "perf.h"
+#include "perf_session.h"
 
 #define HOST_WAIT_S 10
 
-struct host_ctx {
-	const struct perf_opts *o;
-	int16_t dev_id;
-	struct rte_comch_client *cli;
-	struct rte_comch_conn *conn;
-	uint32_t peer_consumer;
-	bool peer_known;
-	struct perf_msg last;   /* last perf message from the DPU */
-	bool have_last;
-	uint8_t *src;           /* payload source, largest size */
-	struct perf_hist hist;
-	uint64_t tsc_hz;
-};
+static bool
+is_fp(enum perf_test t)
+{
+	return t == PERF_FP_LAT || t == PERF_FP_TPUT || t == PERF_FP_BIDIR;
+}
+
+static bool
+has_own_consumer(enum perf_test t)
+{
+	return t == PERF_FP_LAT || t == PERF_FP_BIDIR;
+}
+
+static uint64_t
+deadline(double s)
+{
+	return rte_get_timer_cycles() + (uint64_t)(s * (double)rte_get_timer_hz());
+}
 
 static void
 host_on_consumer(struct rte_comch_conn *conn __rte_unused, uint32_t id,
 		enum rte_comch_consumer_event ev, void *arg)
 {
-	struct host_ctx *h = arg;
+	struct perf_conn *pc = arg;
+	unsigned int i;
 
-	h->peer_known = ev == RTE_COMCH_CONSUMER_CREATED;
-	h->peer_consumer = id;
+	if (ev == RTE_COMCH_CONSUMER_CREATED) {
+		if (pc->nb_peer_consumers < PERF_MAX_QUEUES)
+			pc->peer_consumers[pc->nb_peer_consumers++] = id;
+		return;
+	}
+	for (i = 0; i < pc->nb_peer_consumers; i++) {
+		if (pc->peer_consumers[i] == id) {
+			memmove(&pc->peer_consumers[i], &pc->peer_consumers[i + 1],
+				(pc->nb_peer_consumers - i - 1) * sizeof(id));
+			pc->nb_peer_consumers--;
+			return;
+		}
+	}
 }
 
-/* Receive control messages: perf messages are kept, test traffic counted.
- * Returns messages taken, or a negative errno. */
-static int
-host_recv(struct host_ctx *h, uint64_t *traffic)
+int
+perf_conn_recv(struct perf_conn *pc, uint64_t *traffic)
 {
 	struct rte_comch_msg msgs[32];
 	int n, i;
 
-	rte_comch_client_poll(h->cli);
-	n = rte_comch_msg_recv_burst(h->conn, msgs, RTE_DIM(msgs));
+	rte_comch_client_poll(pc->cli);
+	n = rte_comch_msg_recv_burst(pc->conn, msgs, RTE_DIM(msgs));
 	for (i = 0; i < n; i++) {
 		const struct perf_msg *p = perf_msg_parse(&msgs[i]);
 
 		if (p != NULL) {
-			h->last = *p;
-			h->have_last = true;
+			pc->last = *p;
+			pc->have_last = true;
 		} else if (traffic != NULL) {
 			(*traffic)++;
 		}
@@ -68,361 +86,589 @@ host_recv(struct host_ctx *h, uint64_t *traffic)
 }
 
 static int
-host_send_perf(struct host_ctx *h, enum perf_msg_type type,
-		enum perf_test test, uint32_t size, uint64_t msgs)
+conn_send_perf(struct perf_session *s, struct perf_conn *pc,
+		enum perf_msg_type type, uint64_t msgs)
 {
-	struct perf_msg m = { .magic = PERF_MAGIC, .type = type, .test = test,
-		.size = size, .burst = h->o->burst, .touch = h->o->touch,
-		.msgs = msgs };
-	uint64_t dl = rte_get_timer_cycles() + HOST_WAIT_S * rte_get_timer_hz();
+	struct perf_msg m = { .magic = PERF_MAGIC, .type = type,
+		.test = s->test, .size = s->size, .burst = s->burst,
+		.touch = s->o->touch, .queues = s->o->queues, .msgs = msgs };
+	uint64_t dl = deadline(HOST_WAIT_S);
 	int ret;
 
-	while ((ret = rte_comch_msg_send(h->conn, &m, sizeof(m))) == -EAGAIN &&
+	while ((ret = rte_comch_msg_send(pc->conn, &m, sizeof(m))) == -EAGAIN &&
 	       rte_get_timer_cycles() < dl && !perf_quit)
-		host_recv(h, NULL);
+		perf_conn_recv(pc, NULL);
 	return ret;
 }
 
+/* Wait until every connection answered @p type. */
 static int
-host_wait_perf(struct host_ctx *h, enum perf_msg_type type)
+conns_wait(struct perf_session *s, enum perf_msg_type type)
 {
-	uint64_t dl = rte_get_timer_cycles() + HOST_WAIT_S * rte_get_timer_hz();
+	uint64_t dl = deadline(HOST_WAIT_S);
+	unsigned int i, ready;
 
-	h->have_last = false;
-	while (!perf_quit && rte_get_timer_cycles() < dl) {
-		if (host_recv(h, NULL) < 0)
-			return -ECONNRESET;
-		if (h->have_last && h->last.type == type)
+	for (i = 0; i < s->nb_conns; i++)
+		s->conns[i].have_last = false;
+	do {
+		ready = 0;
+		for (i = 0; i < s->nb_conns; i++) {
+			struct perf_conn *pc = &s->conns[i];
+
+			if (!(pc->have_last && pc->last.type == type) &&
+			    perf_conn_recv(pc, NULL) < 0)
+				return -ECONNRESET;
+			ready += pc->have_last && pc->last.type == type;
+		}
+		if (ready == s->nb_conns)
 			return 0;
-	}
+	} while (!perf_quit && rte_get_timer_cycles() < dl);
 	return perf_quit ? -EINTR : -ETIMEDOUT;
 }
 
-/* The measurement window: warmup first, then --duration or --count. */
-struct window {
-	uint64_t warm_end;   /* TSC */
-	uint64_t end;        /* TSC, UINT64_MAX with --count */
-	uint64_t t0, t1;     /* measured interval */
-	uint64_t msgs;       /* messages in the interval */
-	uint64_t sent;       /* all messages */
-	bool measuring;
-};
-
-static void
-window_init(struct host_ctx *h, struct window *w)
-{
-	uint64_t now = rte_rdtsc();
-
-	memset(w, 0, sizeof(*w));
-	w->warm_end = now + (uint64_t)(h->o->warmup * (double)h->tsc_hz);
-	w->end = h->o->count != 0 ? UINT64_MAX :
-		w->warm_end + (uint64_t)(h->o->duration * (double)h->tsc_hz);
-}
-
-/* Account @p n messages sent at @p now; false when the run is over. */
-static inline bool
-window_step(const struct host_ctx *h, struct window *w, uint64_t now,
-		uint64_t n)
-{
-	w->sent += n;
-	if (!w->measuring) {
-		if (now < w->warm_end)
-			return true;
-		w->measuring = true;
-		w->t0 = now;
-		return true;
-	}
-	w->msgs += n;
-	w->t1 = now;
-	if (h->o->count != 0)
-		return w->msgs < h->o->count && !perf_quit;
-	return now < w->end && !perf_quit;
-}
-
-static int
-run_ctrl_lat(struct host_ctx *h, uint32_t size, struct window *w)
-{
-	struct rte_comch_msg m;
-	uint64_t t0, now, seq = 0;
-	int n;
-
-	do {
-		memcpy(h->src, &seq, sizeof(seq));
-		t0 = rte_rdtsc();
-		if (rte_comch_msg_send(h->conn, h->src, size) != 0)
-			return -EIO;
-		do {
-			n = rte_comch_msg_recv_burst(h->conn, &m, 1);
-		} while (n == 0 && !perf_quit);
-		if (n < 0)
-			return n;
-		now = rte_rdtsc();
-		if (w->measuring)
-			perf_hist_add(&h->hist, (now - t0) * 1000000000 / h->tsc_hz);
-		seq++;
-	} while (window_step(h, w, now, 1));
-	return 0;
-}
-
-static int
-run_ctrl_tput(struct host_ctx *h, uint32_t size, struct window *w)
-{
-	uint64_t k;
-	int ret;
-
-	do {
-		for (k = 0; k < h->o->burst; k++) {
-			ret = rte_comch_msg_send(h->conn, h->src, size);
-			if (ret == -EAGAIN)
-				break;
-			if (ret < 0)
-				return ret;
-		}
-		if (k < h->o->burst)
-			rte_comch_client_poll(h->cli);
-	} while (window_step(h, w, rte_rdtsc(), k));
-	return 0;
-}
-
-static int
-run_fp_tput(struct host_ctx *h, struct rte_comch_producer *prod,
-		uint32_t size, struct window *w)
-{
-	struct rte_comch_send_op ops[1024];
-	uint32_t i;
-	int n;
-
-	for (i = 0; i < h->o->burst; i++)
-		ops[i] = (struct rte_comch_send_op){ .data = h->src, .len = size };
-	do {
-		n = rte_comch_producer_send_burst(prod, h->peer_consumer, ops,
-				(uint16_t)h->o->burst);
-		if (n < 0)
-			return n;
-	} while (window_step(h, w, rte_rdtsc(), (uint64_t)n));
-	return 0;
-}
-
-static int
-run_fp_lat(struct host_ctx *h, struct rte_comch_producer *prod,
-		struct rte_comch_consumer *cons, uint32_t size, struct window *w)
-{
-	struct rte_comch_send_op op = { .data = h->src, .len = size };
-	struct rte_comch_completion cpl;
-	uint64_t t0, now;
-	int n;
-
-	do {
-		t0 = rte_rdtsc();
-		do {
-			n = rte_comch_producer_send_burst(prod, h->peer_consumer,
-					&op, 1);
-		} while (n == 0 && !perf_quit);
-		if (n < 0)
-			return n;
-		do {
-			n = rte_comch_consumer_poll_burst(cons, &cpl, 1);
-		} while (n == 0 && !perf_quit);
-		if (n < 0)
-			return n;
-		now = rte_rdtsc();
-		rte_comch_consumer_post_burst(cons, &cpl.buf, &size, 1);
-		if (w->measuring)
-			perf_hist_add(&h->hist, (now - t0) * 1000000000 / h->tsc_hz);
-	} while (window_step(h, w, now, 1));
-	return 0;
-}
-
-static void
-host_fp_teardown(struct rte_comch_producer *prod,
-		struct rte_comch_consumer *cons, struct rte_comch_mem *mem)
-{
-	struct rte_comch_completion cpl[64];
-
-	if (prod != NULL) {
-		rte_comch_producer_stop(prod);
-		rte_comch_producer_destroy(prod);
-	}
-	if (cons != NULL) {
-		if (rte_comch_consumer_state(cons) == RTE_COMCH_STATE_RUNNING)
-			rte_comch_consumer_stop(cons);
-		while (rte_comch_consumer_state(cons) != RTE_COMCH_STATE_IDLE &&
-		       rte_comch_consumer_poll_burst(cons, cpl, RTE_DIM(cpl)) >= 0)
-			;
-		rte_comch_consumer_destroy(cons);
-	}
-	rte_comch_mem_destroy(mem);
-}
-
-static int
-host_run_one(struct host_ctx *h, enum perf_test test, uint32_t size)
-{
-	struct rte_comch_producer *prod = NULL;
-	struct rte_comch_consumer *cons = NULL;
-	struct rte_comch_mem *mem = NULL;
-	struct perf_result r = { .test = test, .size = size,
-		.burst = h->o->burst };
-	bool fp = test == PERF_FP_TPUT || test == PERF_FP_LAT;
-	struct window w;
-	uint64_t dl;
-	int ret;
-
-	if (!fp && size > rte_comch_conn_max_msg_size(h->conn)) {
-		fprintf(stderr, "host: %s size %u skipped: above the control message limit %u\n",
-			perf_test_name(test), size,
-			rte_comch_conn_max_msg_size(h->conn));
-		return 0;
-	}
-	if (fp) {
-		prod = rte_comch_producer_create(h->conn, NULL);
-		if (prod == NULL || rte_comch_producer_start(prod) < 0) {
-			ret = -EIO;
-			goto out;
-		}
-	}
-	if (test == PERF_FP_LAT) {
-		struct rte_comch_consumer_conf cc = { .nb_posts = 8 };
-		uint32_t i;
-
-		mem = rte_comch_mem_create(h->dev_id, (size_t)8 * size,
-				(int)rte_socket_id());
-		cc.mem = mem;
-		cons = mem != NULL ? rte_comch_consumer_create(h->conn, &cc) : NULL;
-		if (cons == NULL || rte_comch_consumer_start(cons) < 0) {
-			ret = -EIO;
-			goto out;
-		}
-		for (i = 0; i < 8; i++) {
-			void *b = (uint8_t *)rte_comch_mem_addr(mem) + (size_t)i * size;
-
-			rte_comch_consumer_post_burst(cons, &b, &size, 1);
-		}
-	}
-
-	ret = host_send_perf(h, PERF_MSG_BEGIN, test, size, 0);
-	if (ret == 0)
-		ret = host_wait_perf(h, PERF_MSG_READY);
-	if (ret < 0) {
-		fprintf(stderr, "host: the DPU did not get ready for %s size %u: %s\n",
-			perf_test_name(test), size, rte_strerror(-ret));
-		goto out;
-	}
-	if (fp) {
-		dl = rte_get_timer_cycles() + HOST_WAIT_S * rte_get_timer_hz();
-		while (!h->peer_known && !perf_quit && rte_get_timer_cycles() < dl)
-			host_recv(h, NULL);
-		if (!h->peer_known) {
-			ret = -ETIMEDOUT;
-			goto out;
-		}
-	}
-
-	perf_hist_reset(&h->hist);
-	window_init(h, &w);
-	switch (test) {
-	case PERF_CTRL_LAT:
-		ret = run_ctrl_lat(h, size, &w);
-		break;
-	case PERF_CTRL_TPUT:
-		ret = run_ctrl_tput(h, size, &w);
-		break;
-	case PERF_FP_TPUT:
-		ret = run_fp_tput(h, prod, size, &w);
-		break;
-	default:
-		ret = run_fp_lat(h, prod, cons, size, &w);
-		break;
-	}
-	if (ret < 0) {
-		fprintf(stderr, "host: %s size %u failed: %s\n",
-			perf_test_name(test), size, rte_strerror(-ret));
-		goto out;
-	}
-	ret = host_send_perf(h, PERF_MSG_END, test, size, w.sent);
-	if (ret == 0)
-		ret = host_wait_perf(h, PERF_MSG_RESULT);
-	if (ret < 0) {
-		fprintf(stderr, "host: no result from the DPU: %s\n",
-			rte_strerror(-ret));
-		goto out;
-	}
-	r.msgs = w.msgs;
-	r.seconds = w.t1 > w.t0 ? (double)(w.t1 - w.t0) / (double)h->tsc_hz : 0;
-	r.sent_total = w.sent;
-	r.peer_msgs = h->last.msgs;
-	r.peer_bytes = h->last.bytes;
-	r.lat = (test == PERF_CTRL_LAT || test == PERF_FP_LAT) ? &h->hist : NULL;
-	perf_report(h->o, "host", &r);
-	if (r.peer_msgs != r.sent_total)
-		ret = -EIO;
-out:
-	host_fp_teardown(prod, cons, mem);
-	h->peer_known = false;
-	return ret;
-}
+/* ------------------------------------------------------------- session */
 
 int
-perf_host_run(const struct perf_opts *o, int16_t dev_id)
+perf_session_open(struct perf_session *s, const struct perf_opts *o,
+		int16_t dev_id)
 {
-	struct host_ctx *h;
 	struct rte_comch_client_conf conf = {
 		.server_name = o->name,
 		.recv_queue_len = 1024,
 		.consumer_event_cb = host_on_consumer,
 	};
-	uint32_t max_size = 0;
+	size_t max_size = 64;
+	unsigned int i, lcore;
 	uint64_t dl;
-	unsigned int t, s;
-	int ret = 0, err;
+	int err;
 
-	h = rte_zmalloc_socket("perf_host", sizeof(*h), RTE_CACHE_LINE_SIZE,
+	memset(s, 0, sizeof(*s));
+	s->o = o;
+	s->dev_id = dev_id;
+	s->tsc_hz = rte_get_tsc_hz();
+	for (i = 0; i < o->nb_sizes; i++)
+		max_size = RTE_MAX(max_size, (size_t)o->sizes[i]);
+	s->src_size = max_size;
+	s->src = rte_zmalloc_socket("perf_src", max_size, RTE_CACHE_LINE_SIZE,
 			(int)rte_socket_id());
-	if (h == NULL)
+	s->conns = rte_zmalloc_socket("perf_conns",
+			sizeof(*s->conns) * o->connections, RTE_CACHE_LINE_SIZE,
+			(int)rte_socket_id());
+	if (s->src == NULL || s->conns == NULL)
 		return -ENOMEM;
-	h->o = o;
-	h->dev_id = dev_id;
-	h->tsc_hz = rte_get_tsc_hz();
-	conf.cb_arg = h;
-	for (s = 0; s < o->nb_sizes; s++)
-		max_size = RTE_MAX(max_size, o->sizes[s]);
-	h->src = rte_zmalloc_socket("perf_src", RTE_MAX(max_size, 64u),
-			RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
-	h->cli = rte_comch_client_create(dev_id, &conf);
-	if (h->src == NULL || h->cli == NULL) {
-		ret = -ENOMEM;
-		goto out;
+	/* Forwarding lcores: every lcore but this one (which drives the
+	 * session) and the EAL main lcore (which, in pair mode, serves as
+	 * the DPU). None left: this lcore forwards itself. */
+	RTE_LCORE_FOREACH_WORKER(lcore)
+		if (lcore != rte_lcore_id())
+			s->fwd_lcores[s->nb_fwd++] = lcore;
+	if (s->nb_fwd == 0) {
+		s->fwd_lcores[s->nb_fwd++] = rte_lcore_id();
+		s->main_forwards = true;
 	}
 
 	/* The DPU side may come up after us: retry while it is not there. */
-	dl = rte_get_timer_cycles() + 30 * rte_get_timer_hz();
-	for (;;) {
-		ret = rte_comch_client_start(h->cli);
-		if (ret < 0)
-			goto out;
-		do
-			rte_comch_client_poll(h->cli);
-		while (rte_comch_client_state(h->cli, &err) ==
-		       RTE_COMCH_STATE_STARTING && !perf_quit);
-		if (rte_comch_client_state(h->cli, NULL) == RTE_COMCH_STATE_RUNNING)
-			break;
-		if (perf_quit || rte_get_timer_cycles() > dl ||
-		    (err != -ENOENT && err != -ECONNREFUSED)) {
-			fprintf(stderr, "host: cannot connect to \"%s\": %s\n",
-				o->name, rte_strerror(-err));
-			ret = err;
-			goto out;
-		}
-		rte_delay_ms(10);
-	}
-	h->conn = rte_comch_client_conn(h->cli);
+	dl = deadline(30);
+	for (i = 0; i < o->connections; i++) {
+		struct perf_conn *pc = &s->conns[i];
 
-	for (t = 0; t < o->nb_tests && ret == 0 && !perf_quit; t++)
-		for (s = 0; s < o->nb_sizes && ret == 0 && !perf_quit; s++)
-			ret = host_run_one(h, o->tests[t], o->sizes[s]);
-	rte_comch_client_stop(h->cli);
+		conf.cb_arg = pc;
+		pc->cli = rte_comch_client_create(dev_id, &conf);
+		if (pc->cli == NULL)
+			return -rte_errno;
+		s->nb_conns++;
+		for (;;) {
+			err = rte_comch_client_start(pc->cli);
+			if (err < 0)
+				return err;
+			do
+				rte_comch_client_poll(pc->cli);
+			while (rte_comch_client_state(pc->cli, &err) ==
+			       RTE_COMCH_STATE_STARTING && !perf_quit);
+			if (rte_comch_client_state(pc->cli, NULL) ==
+			    RTE_COMCH_STATE_RUNNING)
+				break;
+			if (perf_quit || rte_get_timer_cycles() > dl ||
+			    (err != -ENOENT && err != -ECONNREFUSED)) {
+				fprintf(stderr, "host: cannot connect to \"%s\": %s\n",
+					o->name, rte_strerror(-err));
+				return err != 0 ? err : -EINTR;
+			}
+			rte_delay_ms(10);
+		}
+		pc->conn = rte_comch_client_conn(pc->cli);
+	}
+	return 0;
+}
+
+void
+perf_session_close(struct perf_session *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nb_conns; i++) {
+		struct perf_conn *pc = &s->conns[i];
+
+		if (rte_comch_client_state(pc->cli, NULL) != RTE_COMCH_STATE_IDLE)
+			rte_comch_client_stop(pc->cli);
+		rte_comch_client_destroy(pc->cli);
+	}
+	rte_free(s->conns);
+	rte_free(s->src);
+	s->conns = NULL;
+	s->src = NULL;
+}
+
+static void
+streams_teardown(struct perf_session *s)
+{
+	struct rte_comch_completion cpl[64];
+	unsigned int i;
+
+	for (i = 0; s->streams != NULL && i < s->nb_streams; i++) {
+		struct perf_stream *st = &s->streams[i];
+
+		if (st->prod != NULL) {
+			rte_comch_producer_stop(st->prod);
+			rte_comch_producer_destroy(st->prod);
+		}
+		if (st->cons != NULL) {
+			if (rte_comch_consumer_state(st->cons) == RTE_COMCH_STATE_RUNNING)
+				rte_comch_consumer_stop(st->cons);
+			while (rte_comch_consumer_state(st->cons) != RTE_COMCH_STATE_IDLE &&
+			       rte_comch_consumer_poll_burst(st->cons, cpl,
+					RTE_DIM(cpl)) >= 0)
+				;
+			rte_comch_consumer_destroy(st->cons);
+		}
+		rte_comch_mem_destroy(st->mem);
+	}
+	rte_free(s->streams);
+	rte_free(s->fwd);
+	s->streams = NULL;
+	s->fwd = NULL;
+	s->nb_streams = 0;
+}
+
+static int
+stream_setup(struct perf_session *s, struct perf_stream *st)
+{
+	struct rte_comch_consumer_conf cc = { 0 };
+	uint32_t n = perf_nb_posts(s->size), i;
+
+	st->prod = rte_comch_producer_create(st->pc->conn, NULL);
+	if (st->prod == NULL || rte_comch_producer_start(st->prod) < 0)
+		return -EIO;
+	if (!has_own_consumer(s->test))
+		return 0;
+	st->mem = rte_comch_mem_create(s->dev_id, (size_t)n * s->size,
+			(int)rte_socket_id());
+	cc.mem = st->mem;
+	cc.nb_posts = n;
+	st->cons = st->mem != NULL ? rte_comch_consumer_create(st->pc->conn, &cc) :
+		NULL;
+	if (st->cons == NULL || rte_comch_consumer_start(st->cons) < 0)
+		return -EIO;
+	st->own_consumer = rte_comch_consumer_id(st->cons);
+	for (i = 0; i < n; i++) {
+		void *b = (uint8_t *)rte_comch_mem_addr(st->mem) + (size_t)i * s->size;
+
+		if (rte_comch_consumer_post_burst(st->cons, &b, &s->size, 1) != 1)
+			return -EIO;
+	}
+	return 0;
+}
+
+int
+perf_session_start(struct perf_session *s, enum perf_test test, uint32_t size,
+		uint32_t burst)
+{
+	const struct perf_opts *o = s->o;
+	unsigned int i, per_conn, f;
+	uint64_t dl, now;
+	int ret;
+
+	s->test = test;
+	s->size = size;
+	s->burst = burst;
+	if (size > s->src_size) {
+		uint8_t *src = rte_zmalloc_socket("perf_src", size,
+				RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
+
+		if (src == NULL)
+			return -ENOMEM;
+		rte_free(s->src);
+		s->src = src;
+		s->src_size = size;
+	}
+	if (!is_fp(test) && size > rte_comch_conn_max_msg_size(s->conns[0].conn)) {
+		fprintf(stderr, "host: %s size %u skipped: above the control message limit %u\n",
+			perf_test_name(test), size,
+			rte_comch_conn_max_msg_size(s->conns[0].conn));
+		return -EMSGSIZE;
+	}
+	per_conn = is_fp(test) ? o->queues : 1;
+	s->nb_streams = s->nb_conns * per_conn;
+	s->streams = rte_zmalloc("perf_streams",
+			sizeof(*s->streams) * s->nb_streams, RTE_CACHE_LINE_SIZE);
+	s->fwd = rte_zmalloc("perf_fwd", sizeof(*s->fwd) * s->nb_fwd,
+			RTE_CACHE_LINE_SIZE);
+	if (s->streams == NULL || s->fwd == NULL) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	for (i = 0; i < s->nb_streams; i++) {
+		s->streams[i].pc = &s->conns[i / per_conn];
+		s->streams[i].size = size;
+		if (is_fp(test)) {
+			ret = stream_setup(s, &s->streams[i]);
+			if (ret < 0)
+				goto err;
+		}
+	}
+	for (i = 0; i < s->nb_conns; i++) {
+		s->conns[i].nb_peer_consumers = 0;
+		ret = conn_send_perf(s, &s->conns[i], PERF_MSG_BEGIN, 0);
+		if (ret < 0)
+			goto err;
+	}
+	ret = conns_wait(s, PERF_MSG_READY);
+	if (ret < 0) {
+		fprintf(stderr, "host: the DPU did not get ready for %s size %u: %s\n",
+			perf_test_name(test), size, rte_strerror(-ret));
+		goto err;
+	}
+	if (is_fp(test)) {
+		/* Stream q of a connection sends to the DPU's q-th consumer. */
+		dl = deadline(HOST_WAIT_S);
+		for (i = 0; i < s->nb_conns; i++)
+			while (s->conns[i].nb_peer_consumers < per_conn &&
+			       !perf_quit && rte_get_timer_cycles() < dl)
+				perf_conn_recv(&s->conns[i], NULL);
+		for (i = 0; i < s->nb_streams; i++) {
+			struct perf_conn *pc = s->streams[i].pc;
+
+			if (pc->nb_peer_consumers < per_conn) {
+				ret = -ETIMEDOUT;
+				goto err;
+			}
+			s->streams[i].peer_consumer =
+				pc->peer_consumers[i % per_conn];
+		}
+	}
+
+	/* Streams to forwarding lcores, round robin. */
+	for (f = 0; f < s->nb_fwd; f++) {
+		struct perf_fwd *fw = &s->fwd[f];
+
+		fw->s = s;
+		fw->lcore_id = s->fwd_lcores[f];
+		fw->is_main = fw->lcore_id == rte_lcore_id();
+		fw->streams = rte_zmalloc("perf_fwd_streams",
+				sizeof(*fw->streams) * s->nb_streams, 0);
+		if (fw->streams == NULL) {
+			ret = -ENOMEM;
+			goto err;
+		}
+		perf_hist_reset(&fw->hist);
+	}
+	for (i = 0; i < s->nb_streams; i++) {
+		struct perf_fwd *fw = &s->fwd[i % s->nb_fwd];
+
+		fw->streams[fw->nb_streams++] = &s->streams[i];
+	}
+	now = rte_rdtsc();
+	s->stop = false;
+	s->warm_end = now + (uint64_t)(o->warmup * (double)s->tsc_hz);
+	s->end = (o->count != 0 || o->interactive) ? 0 :
+		s->warm_end + (uint64_t)(o->duration * (double)s->tsc_hz);
+	s->next_progress = (o->json || !isatty(STDOUT_FILENO) || o->interactive) ?
+		UINT64_MAX : now + s->tsc_hz;
+	s->shown_msgs = 0;
+	s->shown_rx = 0;
+	s->shown_tsc = now;
+	for (f = 0; f < s->nb_fwd; f++) {
+		struct perf_fwd *fw = &s->fwd[f];
+
+		if (o->count != 0 && fw->nb_streams != 0)
+			fw->count = (o->count + s->nb_fwd - 1) / s->nb_fwd;
+		if (fw->nb_streams == 0)
+			fw->done = true;
+		else if (!fw->is_main)
+			rte_eal_remote_launch(perf_fwd_run, fw, fw->lcore_id);
+	}
+	s->running = true;
+	return 0;
+err:
+	streams_teardown(s);
+	return ret;
+}
+
+void
+perf_progress(struct perf_session *s, uint64_t now)
+{
+	uint64_t msgs = 0;
+	double secs = (double)(now - s->warm_end) / (double)s->tsc_hz;
+	unsigned int f;
+
+	for (f = 0; f < s->nb_fwd; f++)
+		msgs += __atomic_load_n(&s->fwd[f].msgs, __ATOMIC_RELAXED);
+	if (now >= s->warm_end)
+		printf("\r%-9s size %8u  %6.1f s  %12" PRIu64 " msgs  %9.3f Mmsg/s ",
+			perf_test_name(s->test), s->size, secs, msgs,
+			secs > 0 ? (double)msgs / secs / 1e6 : 0);
+	fflush(stdout);
+	s->next_progress = now + s->tsc_hz;
+}
+
+/* Fast-path tests: the main lcore keeps the connections polled. */
+static void
+main_wait(struct perf_session *s)
+{
+	unsigned int f, done;
+	uint64_t now;
+
+	if (s->main_forwards) {
+		perf_fwd_run(&s->fwd[0]);
+		return;
+	}
+	do {
+		done = 0;
+		for (f = 0; f < s->nb_fwd; f++)
+			done += __atomic_load_n(&s->fwd[f].done, __ATOMIC_ACQUIRE);
+		now = rte_rdtsc();
+		if (perf_quit || (s->end != 0 && now >= s->end))
+			s->stop = true;
+		if (now >= s->next_progress)
+			perf_progress(s, now);
+		if (is_fp(s->test)) {
+			unsigned int i;
+
+			for (i = 0; i < s->nb_conns; i++)
+				rte_comch_client_poll(s->conns[i].cli);
+		}
+	} while (done < s->nb_fwd);
+}
+
+static void
+report(struct perf_session *s, uint64_t peer_msgs, uint64_t peer_bytes,
+		uint64_t peer_sent)
+{
+	struct perf_result r = { .test = s->test, .size = s->size,
+		.burst = s->burst, .lcore = -1 };
+	static struct perf_hist all;
+	bool lat = s->test == PERF_CTRL_LAT || s->test == PERF_FP_LAT;
+	uint64_t t0 = UINT64_MAX, t1 = 0;
+	unsigned int f, b;
+
+	perf_hist_reset(&all);
+	for (f = 0; f < s->nb_fwd; f++) {
+		struct perf_fwd *fw = &s->fwd[f];
+		struct perf_result l = r;
+
+		if (fw->nb_streams == 0)
+			continue;
+		l.lcore = (int)fw->lcore_id;
+		l.msgs = fw->msgs;
+		l.rx_msgs = fw->rx_msgs;
+		l.seconds = fw->t1 > fw->t0 ?
+			(double)(fw->t1 - fw->t0) / (double)s->tsc_hz : 0;
+		l.sent_total = fw->sent;
+		l.received = fw->received;
+		l.lat = lat ? &fw->hist : NULL;
+		l.peer_msgs = UINT64_MAX; /* not per lcore */
+		if (s->nb_fwd > 1)
+			perf_report(s->o, "host", &l);
+		r.msgs += fw->msgs;
+		r.rx_msgs += fw->rx_msgs;
+		r.sent_total += fw->sent;
+		r.received += fw->received;
+		if (fw->t0 != 0 && fw->t0 < t0)
+			t0 = fw->t0;
+		if (fw->t1 > t1)
+			t1 = fw->t1;
+		if (lat) {
+			for (b = 0; b < PERF_HIST_BUCKETS; b++)
+				all.buckets[b] += fw->hist.buckets[b];
+			all.count += fw->hist.count;
+			all.max = RTE_MAX(all.max, fw->hist.max);
+			all.min = RTE_MIN(all.min, fw->hist.min);
+		}
+	}
+	r.seconds = t1 > t0 ? (double)(t1 - t0) / (double)s->tsc_hz : 0;
+	r.peer_msgs = peer_msgs;
+	r.peer_bytes = peer_bytes;
+	r.peer_sent = peer_sent;
+	r.lat = lat ? &all : NULL;
+	perf_report(s->o, "host", &r);
+}
+
+int
+perf_session_stop(struct perf_session *s)
+{
+	uint64_t peer_msgs = 0, peer_bytes = 0, peer_sent = 0, sent = 0, rcvd = 0;
+	uint64_t dl;
+	unsigned int i, f;
+	int ret = 0;
+
+	if (!s->running)
+		return -EINVAL;
+	s->stop = true;
+	for (f = 0; f < s->nb_fwd; f++) {
+		if (!s->fwd[f].is_main && s->fwd[f].nb_streams != 0)
+			rte_eal_wait_lcore(s->fwd[f].lcore_id);
+		if (s->fwd[f].err < 0 && ret == 0) {
+			ret = s->fwd[f].err;
+			fprintf(stderr, "host: %s size %u failed on lcore %u: %s\n",
+				perf_test_name(s->test), s->size,
+				s->fwd[f].lcore_id, rte_strerror(-ret));
+		}
+	}
+	if (s->next_progress != UINT64_MAX)
+		printf("\r%*s\r", 78, "");
+	for (i = 0; i < s->nb_conns; i++)
+		s->conns[i].sent = 0;
+	for (i = 0; i < s->nb_streams; i++) {
+		s->streams[i].pc->sent += s->streams[i].sent;
+		sent += s->streams[i].sent;
+	}
+	for (i = 0; i < s->nb_conns && ret == 0; i++)
+		ret = conn_send_perf(s, &s->conns[i], PERF_MSG_END,
+				s->conns[i].sent);
+	if (ret == 0)
+		ret = conns_wait(s, PERF_MSG_RESULT);
+	if (ret < 0) {
+		fprintf(stderr, "host: no result from the DPU: %s\n",
+			rte_strerror(-ret));
+		goto out;
+	}
+	for (i = 0; i < s->nb_conns; i++) {
+		peer_msgs += s->conns[i].last.msgs;
+		peer_bytes += s->conns[i].last.bytes;
+		peer_sent += s->conns[i].last.sent;
+	}
+	/* fp-bidir: take what the DPU sent before it stopped. */
+	if (s->test == PERF_FP_BIDIR) {
+		for (i = 0; i < s->nb_streams; i++)
+			rcvd += s->streams[i].received;
+		dl = deadline(HOST_WAIT_S);
+		while (rcvd < peer_sent && rte_get_timer_cycles() < dl) {
+			for (i = 0; i < s->nb_streams; i++) {
+				struct rte_comch_completion cpl[64];
+				int n = rte_comch_consumer_poll_burst(
+						s->streams[i].cons, cpl, 64);
+				uint32_t k;
+
+				for (k = 0; n > 0 && k < (uint32_t)n; k++)
+					rte_comch_consumer_post_burst(
+						s->streams[i].cons, &cpl[k].buf,
+						&s->size, 1);
+				if (n > 0)
+					rcvd += (uint64_t)n;
+			}
+		}
+		for (f = 0; f < s->nb_fwd; f++)
+			s->fwd[f].received = 0;
+		s->fwd[0].received = rcvd;
+	}
+	report(s, peer_msgs, peer_bytes, peer_sent);
+	if (peer_msgs != sent || (s->test == PERF_FP_BIDIR && rcvd != peer_sent))
+		ret = -EIO;
 out:
-	rte_comch_client_destroy(h->cli);
-	rte_free(h->src);
-	rte_free(h);
+	streams_teardown(s);
+	s->running = false;
+	return ret;
+}
+
+/* ----------------------------------------------------------- conn-rate */
+
+/* Connect and disconnect one more client as fast as possible. */
+static int
+conn_rate(struct perf_session *s, struct perf_result *r)
+{
+	struct rte_comch_client_conf conf = { .server_name = s->o->name };
+	struct rte_comch_client *cli;
+	uint64_t t0 = 0, now, end, n = 0, warm_end;
+	int err = 0;
+
+	cli = rte_comch_client_create(s->dev_id, &conf);
+	if (cli == NULL)
+		return -rte_errno;
+	now = rte_rdtsc();
+	warm_end = now + (uint64_t)(s->o->warmup * (double)s->tsc_hz);
+	end = warm_end + (uint64_t)(s->o->duration * (double)s->tsc_hz);
+	do {
+		err = rte_comch_client_start(cli);
+		if (err < 0)
+			break;
+		do
+			rte_comch_client_poll(cli);
+		while (rte_comch_client_state(cli, &err) == RTE_COMCH_STATE_STARTING &&
+		       !perf_quit);
+		if (rte_comch_client_state(cli, NULL) != RTE_COMCH_STATE_RUNNING)
+			break;
+		err = rte_comch_client_stop(cli);
+		if (err < 0)
+			break;
+		now = rte_rdtsc();
+		if (now >= warm_end) {
+			if (t0 == 0)
+				t0 = now;
+			else
+				n++;
+		}
+		r->sent_total++;
+	} while (!perf_quit && (s->o->count != 0 ? n < s->o->count : now < end));
+	if (rte_comch_client_state(cli, NULL) != RTE_COMCH_STATE_IDLE)
+		rte_comch_client_stop(cli);
+	rte_comch_client_destroy(cli);
+	r->msgs = n;
+	r->seconds = now > t0 && t0 != 0 ? (double)(now - t0) / (double)s->tsc_hz : 0;
+	r->peer_msgs = r->sent_total; /* nothing to lose */
+	return err < 0 ? err : 0;
+}
+
+/* ------------------------------------------------------------- the run */
+
+int
+perf_host_run(const struct perf_opts *o, int16_t dev_id)
+{
+	struct perf_session *s;
+	unsigned int t, z;
+	int ret;
+
+	s = rte_zmalloc("perf_session", sizeof(*s), RTE_CACHE_LINE_SIZE);
+	if (s == NULL)
+		return -ENOMEM;
+	ret = perf_session_open(s, o, dev_id);
+	if (ret == 0 && o->interactive) {
+		ret = perf_interactive(s);
+	} else {
+		for (t = 0; t < o->nb_tests && ret == 0 && !perf_quit; t++) {
+			for (z = 0; z < o->nb_sizes && ret == 0 && !perf_quit; z++) {
+				if (o->tests[t] == PERF_CONN_RATE) {
+					struct perf_result r = { .test = PERF_CONN_RATE,
+						.lcore = -1 };
+
+					ret = conn_rate(s, &r);
+					if (ret == 0)
+						perf_report(o, "host", &r);
+					break; /* no size */
+				}
+				ret = perf_session_start(s, o->tests[t],
+						o->sizes[z], o->burst);
+				if (ret == -EMSGSIZE) {
+					ret = 0;
+					continue;
+				}
+				if (ret == 0) {
+					main_wait(s);
+					ret = perf_session_stop(s);
+				}
+			}
+		}
+	}
+	perf_session_close(s);
+	rte_free(s);
 	return ret;
 }

@@ -56,6 +56,7 @@ struct host_job {
 	const struct perf_opts *o;
 	int16_t dev_id;
 	int ret;
+	volatile bool done;
 };
 
 static int
@@ -64,6 +65,7 @@ host_job_run(void *arg)
 	struct host_job *j = arg;
 
 	j->ret = perf_host_run(j->o, j->dev_id);
+	__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -114,14 +116,14 @@ main(int argc, char **argv)
 			goto out;
 		job.dev_id = host;
 		rte_eal_remote_launch(host_job_run, &job, worker);
-		ret = perf_dpu_run(&o, dpu, 0, true);
-		/* The DPU side returns once the host left (or on SIGINT). */
+		ret = perf_dpu_run(&o, dpu, 0, &job.done);
+		/* The DPU side returns once the host is done (or on SIGINT). */
 		rte_eal_wait_lcore(worker);
 		rc = ret == 0 && job.ret == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 	} else if (o.role == PERF_ROLE_DPU) {
 		dpu = perf_dev(RTE_COMCH_ROLE_DPU, "comch_shm_perf_dpu",
 				"role=dpu");
-		if (dpu >= 0 && perf_dpu_run(&o, dpu, o.duration, false) == 0)
+		if (dpu >= 0 && perf_dpu_run(&o, dpu, o.duration, NULL) == 0)
 			rc = EXIT_SUCCESS;
 	} else {
 		host = perf_dev(RTE_COMCH_ROLE_HOST, "comch_shm_perf_host",

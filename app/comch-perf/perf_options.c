@@ -18,6 +18,8 @@ static const char * const test_names[PERF_TEST__MAX] = {
 	[PERF_CTRL_TPUT] = "ctrl-tput",
 	[PERF_FP_LAT] = "fp-lat",
 	[PERF_FP_TPUT] = "fp-tput",
+	[PERF_FP_BIDIR] = "fp-bidir",
+	[PERF_CONN_RATE] = "conn-rate",
 };
 
 const char *
@@ -38,8 +40,8 @@ perf_usage(const char *prog)
 	       "                    process; pair: both in this process on two lcores,\n"
 	       "                    over two comch_shm devices (created when none are\n"
 	       "                    given). Default: pair\n"
-	       "  --test=T[,T...]   ctrl-lat, ctrl-tput, fp-lat, fp-tput (default\n"
-	       "                    ctrl-lat,fp-tput)\n"
+	       "  --test=T[,T...]   ctrl-lat, ctrl-tput, fp-lat, fp-tput, fp-bidir,\n"
+	       "                    conn-rate (default ctrl-lat,fp-tput)\n"
 	       "  --size=N[,N...]   message sizes in bytes (default 64); control tests\n"
 	       "                    take sizes up to the device's max message size\n"
 	       "  --burst=N         messages per send call, 1..1024 (default 32)\n"
@@ -47,10 +49,17 @@ perf_usage(const char *prog)
 	       "                    serve for SEC seconds (default: until SIGINT)\n"
 	       "  --count=N         measure N messages instead of a duration\n"
 	       "  --warmup=SEC      run SEC seconds before measuring (default 0.5)\n"
+	       "  --connections=N   host: connections to open, 1..1024 (default 1)\n"
+	       "  --queues=N        producer/consumer pairs per connection in fast-path\n"
+	       "                    tests, 1..64 (default 1); streams go round robin to\n"
+	       "                    the worker lcores (the main lcore if there is none)\n"
 	       "  --touch           the consumer reads every payload byte\n"
 	       "  --json            one JSON object per test and size, nothing else on\n"
 	       "                    stdout\n"
 	       "  --name=NAME       server name (default comch_perf)\n"
+	       "  -i, --interactive host: a command line (start, stop, show stats,\n"
+	       "                    clear stats, set size|burst|test, quit); needs a\n"
+	       "                    worker lcore\n"
 	       "  --help            this text\n"
 	       "\n"
 	       "Devices: --vdev=comch_shm0,role=dpu,... / --vdev=comch_shm1,role=host,...\n"
@@ -141,7 +150,7 @@ parse_tests(const char *s, struct perf_opts *o)
 	if (o->nb_tests != 0)
 		return 0;
 bad:
-	fprintf(stderr, "--test=%s: expected a list of ctrl-lat, ctrl-tput, fp-lat, fp-tput\n",
+	fprintf(stderr, "--test=%s: expected a list of ctrl-lat, ctrl-tput, fp-lat, fp-tput, fp-bidir, conn-rate\n",
 		s);
 	return -EINVAL;
 }
@@ -175,7 +184,7 @@ int
 perf_parse_args(int argc, char **argv, struct perf_opts *o)
 {
 	enum { O_ROLE = 256, O_TEST, O_SIZE, O_BURST, O_DURATION, O_COUNT,
-		O_WARMUP, O_TOUCH, O_JSON, O_NAME, O_HELP };
+		O_WARMUP, O_TOUCH, O_JSON, O_NAME, O_HELP, O_CONNS, O_QUEUES };
 	static const struct option longopts[] = {
 		{ "role", required_argument, NULL, O_ROLE },
 		{ "test", required_argument, NULL, O_TEST },
@@ -187,6 +196,9 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "touch", no_argument, NULL, O_TOUCH },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "name", required_argument, NULL, O_NAME },
+		{ "connections", required_argument, NULL, O_CONNS },
+		{ "queues", required_argument, NULL, O_QUEUES },
+		{ "interactive", no_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -205,10 +217,12 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 	o->duration = 2;
 	o->warmup = 0.5;
 	o->name = "comch_perf";
+	o->connections = 1;
+	o->queues = 1;
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "i", longopts, NULL)) != -1) {
 		switch (opt) {
 		case O_ROLE:
 			if (strcmp(optarg, "dpu") == 0) {
@@ -262,6 +276,19 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 			}
 			o->name = optarg;
 			break;
+		case O_CONNS:
+			if (parse_u64("connections", optarg, 1, PERF_MAX_CONNS, &v) < 0)
+				return -EINVAL;
+			o->connections = (uint32_t)v;
+			break;
+		case O_QUEUES:
+			if (parse_u64("queues", optarg, 1, PERF_MAX_QUEUES, &v) < 0)
+				return -EINVAL;
+			o->queues = (uint32_t)v;
+			break;
+		case 'i':
+			o->interactive = true;
+			break;
 		case O_HELP:
 			return 1;
 		default:
@@ -286,5 +313,9 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 	}
 	if (o->role == PERF_ROLE_DPU && !have_duration)
 		o->duration = 0; /* serve until SIGINT */
+	if (o->interactive && o->role != PERF_ROLE_HOST) {
+		fprintf(stderr, "-i: interactive mode drives a DPU process: use --role=host\n");
+		return -EINVAL;
+	}
 	return 0;
 }

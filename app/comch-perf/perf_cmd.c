@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 Comch on DPDK authors
+ */
+
+/* Interactive mode: the command table and the loop. */
+
+#include <errno.h>
+#include <stdio.h>
+
+#include <cmdline_socket.h>
+#include <rte_cycles.h>
+
+#include "perf_cmd.h"
+
+struct perf_cmd_ctx perf_cmd;
+
+static cmdline_parse_ctx_t perf_cmd_table[] = {
+	(cmdline_parse_inst_t *)&perf_cmd_start,
+	(cmdline_parse_inst_t *)&perf_cmd_stop,
+	(cmdline_parse_inst_t *)&perf_cmd_show_stats,
+	(cmdline_parse_inst_t *)&perf_cmd_clear_stats,
+	(cmdline_parse_inst_t *)&perf_cmd_set_size,
+	(cmdline_parse_inst_t *)&perf_cmd_set_burst,
+	(cmdline_parse_inst_t *)&perf_cmd_set_test,
+	(cmdline_parse_inst_t *)&perf_cmd_quit,
+	NULL,
+};
+
+int
+perf_interactive(struct perf_session *s)
+{
+	struct cmdline *cl;
+	unsigned int i;
+
+	if (s->main_forwards) {
+		fprintf(stderr, "-i needs a worker lcore for the streams, e.g. -l 1,0\n");
+		return -EINVAL;
+	}
+	perf_cmd.s = s;
+	perf_cmd.test = s->o->tests[0];
+	perf_cmd.size = s->o->sizes[0];
+	perf_cmd.burst = s->o->burst;
+	cl = cmdline_stdin_new(perf_cmd_table, "comch-perf> ");
+	if (cl == NULL)
+		return -ENOMEM;
+	printf("connected to \"%s\" with %u connection(s); commands: start, stop, "
+	       "show stats, clear stats, set size|burst|test, quit\n",
+	       s->o->name, s->nb_conns);
+	while (cmdline_poll(cl) != RDLINE_EXITED && !perf_quit) {
+		/* While a fast-path test runs, the main lcore keeps the
+		 * connections polled; control tests own them on their
+		 * forwarding lcores. */
+		if (s->running && (s->test == PERF_FP_LAT ||
+				   s->test == PERF_FP_TPUT ||
+				   s->test == PERF_FP_BIDIR))
+			for (i = 0; i < s->nb_conns; i++)
+				rte_comch_client_poll(s->conns[i].cli);
+		rte_delay_us_sleep(10000);
+	}
+	if (s->running)
+		perf_session_stop(s);
+	cmdline_stdin_exit(cl);
+	return 0;
+}
