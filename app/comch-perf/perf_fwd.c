@@ -114,6 +114,17 @@ fwd_ctrl_tput(struct perf_fwd *f)
 	return 0;
 }
 
+/* A burst of messages of the session's size from its payload source. */
+static void
+fwd_fill_ops(const struct perf_session *s, struct rte_comch_send_op *ops)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->burst; i++)
+		ops[i] = (struct rte_comch_send_op){ .data = s->src,
+			.len = s->size };
+}
+
 static int
 fwd_fp_tput(struct perf_fwd *f)
 {
@@ -123,9 +134,7 @@ fwd_fp_tput(struct perf_fwd *f)
 	unsigned int i;
 	int n;
 
-	for (i = 0; i < s->burst; i++)
-		ops[i] = (struct rte_comch_send_op){ .data = s->src,
-			.len = s->size };
+	fwd_fill_ops(s, ops);
 	do {
 		sent = 0;
 		for (i = 0; i < f->nb_streams; i++) {
@@ -211,9 +220,7 @@ fwd_fp_bidir(struct perf_fwd *f)
 	unsigned int i;
 	int n;
 
-	for (i = 0; i < s->burst; i++)
-		ops[i] = (struct rte_comch_send_op){ .data = s->src,
-			.len = s->size };
+	fwd_fill_ops(s, ops);
 	do {
 		sent = 0;
 		rx = 0;

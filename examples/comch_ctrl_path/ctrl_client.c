@@ -130,15 +130,8 @@ main(int argc, char **argv)
 	int16_t dev_id;
 	int ret, opt, rc = EXIT_FAILURE;
 
-	ret = rte_eal_init(argc, argv);
-	if (ret < 0) {
-		fprintf(stderr, "cannot initialise EAL: %s\n",
-			rte_strerror(rte_errno));
+	if (sample_eal_init(&argc, &argv) < 0)
 		return EXIT_FAILURE;
-	}
-	argc -= ret;
-	argv += ret;
-	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -156,12 +149,9 @@ main(int argc, char **argv)
 			}
 			break;
 		case 'T':
-			timeout = strtod(optarg, &end);
-			if (*optarg == '\0' || *end != '\0' || timeout <= 0) {
-				fprintf(stderr, "--timeout: not a positive number of seconds: %s\n",
-					optarg);
+			if (sample_parse_seconds("timeout", optarg, false,
+					&timeout) < 0)
 				goto out_eal;
-			}
 			break;
 		case 'd':
 			dev_name = optarg;

@@ -17,7 +17,78 @@
 
 #include "comch_sample.h"
 
+#include <getopt.h>
+
 #define DATA_BUF_SIZE 4096
+
+/* Options both data-path samples take. */
+struct data_args {
+	const char *name;     /* server name */
+	const char *text;     /* message to send */
+	const char *dev;      /* comch device, NULL: default */
+	double timeout;       /* seconds */
+};
+
+static inline void
+data_usage(const char *prog, const struct data_args *a, const char *role,
+		const char *vdev)
+{
+	printf("Usage: %s [EAL options] -- [options]\n"
+	       "  --name NAME     server name (default %s)\n"
+	       "  --text TEXT     message to send (default \"%s\")\n"
+	       "  --timeout SEC   give up after SEC seconds (default %.0f)\n"
+	       "  --dev NAME      comch device (default: first %s-role device, else a new\n"
+	       "                  %s with role=%s)\n"
+	       "  --help          this text\n", prog, a->name, a->text, a->timeout,
+	       role, vdev, role);
+}
+
+/* Parse the sample's options into @p a (which holds the defaults).
+ * Returns 0 to go on, 1 when --help was shown, -1 on a bad option. */
+static inline int
+data_parse_args(int argc, char **argv, struct data_args *a, const char *role,
+		const char *vdev)
+{
+	static const struct option longopts[] = {
+		{ "name", required_argument, NULL, 'n' },
+		{ "text", required_argument, NULL, 't' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "dev", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			a->name = optarg;
+			break;
+		case 't':
+			a->text = optarg;
+			break;
+		case 'T':
+			if (sample_parse_seconds("timeout", optarg, false,
+					&a->timeout) < 0)
+				return -1;
+			break;
+		case 'd':
+			a->dev = optarg;
+			break;
+		case 'h':
+			data_usage(argv[0], a, role, vdev);
+			return 1;
+		default:
+			data_usage(argv[0], a, role, vdev);
+			return -1;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "unexpected argument: %s\n", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
 
 /* The peer's consumer, set by the consumer event callback. */
 struct data_peer {

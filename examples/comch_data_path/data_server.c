@@ -9,10 +9,7 @@
  * the fast path, receives the other's, prints both, and exits 0.
  */
 
-#include <getopt.h>
 #include <stdlib.h>
-
-#include <rte_eal.h>
 
 #include "data_common.h"
 
@@ -40,91 +37,35 @@ poll_server(void *srv)
 	rte_comch_server_poll(srv);
 }
 
-static void
-usage(const char *prog)
-{
-	printf("Usage: %s [EAL options] -- [options]\n"
-	       "  --name NAME     server name (default comch_data_sample)\n"
-	       "  --text TEXT     message to send (default \"Hello from the DPU\")\n"
-	       "  --timeout SEC   give up after SEC seconds (default 30)\n"
-	       "  --dev NAME      comch device (default: first DPU-role device, else a new\n"
-	       "                  comch_shm_dpu with role=dpu)\n"
-	       "  --help          this text\n", prog);
-}
-
 int
 main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "name", required_argument, NULL, 'n' },
-		{ "text", required_argument, NULL, 't' },
-		{ "timeout", required_argument, NULL, 'T' },
-		{ "dev", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct data_args args = { .name = "comch_data_sample",
+		.text = "Hello from the DPU", .timeout = 30 };
 	struct data_peer peer = { 0 };
 	struct rte_comch_server_conf conf = {
-		.name = "comch_data_sample",
 		.connect_cb = on_connect,
 		.disconnect_cb = on_disconnect,
 		.consumer_event_cb = data_on_consumer,
 		.cb_arg = &peer,
 	};
-	const char *text = "Hello from the DPU", *dev_name = NULL;
 	struct rte_comch_server *srv = NULL;
-	double timeout = 30;
 	uint64_t deadline;
-	char *end;
 	int16_t dev_id;
-	int ret, opt, rc = EXIT_FAILURE;
+	int ret, rc = EXIT_FAILURE;
 
-	ret = rte_eal_init(argc, argv);
-	if (ret < 0) {
-		fprintf(stderr, "cannot initialise EAL: %s\n",
-			rte_strerror(rte_errno));
+	if (sample_eal_init(&argc, &argv) < 0)
 		return EXIT_FAILURE;
-	}
-	argc -= ret;
-	argv += ret;
-	setvbuf(stdout, NULL, _IOLBF, 0);
-
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'n':
-			conf.name = optarg;
-			break;
-		case 't':
-			text = optarg;
-			break;
-		case 'T':
-			timeout = strtod(optarg, &end);
-			if (*optarg == '\0' || *end != '\0' || timeout <= 0) {
-				fprintf(stderr, "--timeout: not a positive number of seconds: %s\n",
-					optarg);
-				goto out;
-			}
-			break;
-		case 'd':
-			dev_name = optarg;
-			break;
-		case 'h':
-			usage(argv[0]);
-			rc = EXIT_SUCCESS;
-			goto out;
-		default:
-			usage(argv[0]);
-			goto out;
-		}
-	}
-	if (optind != argc) {
-		fprintf(stderr, "unexpected argument: %s\n", argv[optind]);
+	ret = data_parse_args(argc, argv, &args, "dpu", "comch_shm_dpu");
+	if (ret != 0) {
+		rc = ret > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 		goto out;
 	}
+	conf.name = args.name;
 	signal(SIGINT, sample_signal_handler);
 	signal(SIGTERM, sample_signal_handler);
 
-	dev_id = sample_find_dev(dev_name, RTE_COMCH_ROLE_DPU, "comch_shm_dpu",
+	dev_id = sample_find_dev(args.dev, RTE_COMCH_ROLE_DPU, "comch_shm_dpu",
 			"role=dpu");
 	if (dev_id < 0)
 		goto out;
@@ -135,7 +76,7 @@ main(int argc, char **argv)
 		goto out;
 	}
 	printf("server: \"%s\" waiting for a client\n", conf.name);
-	deadline = sample_deadline(timeout);
+	deadline = sample_deadline(args.timeout);
 	while (client_conn == NULL && !force_quit &&
 	       rte_get_timer_cycles() < deadline)
 		rte_comch_server_poll(srv);
@@ -145,8 +86,8 @@ main(int argc, char **argv)
 	}
 	printf("server: client connected\n");
 
-	ret = data_exchange("server", dev_id, client_conn, &peer, text,
-			poll_server, srv, timeout);
+	ret = data_exchange("server", dev_id, client_conn, &peer, args.text,
+			poll_server, srv, args.timeout);
 	if (ret < 0) {
 		fprintf(stderr, "server: fast-path exchange failed: %s\n",
 			rte_strerror(-ret));

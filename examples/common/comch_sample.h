@@ -18,7 +18,46 @@
 #include <rte_cycles.h>
 #include <rte_errno.h>
 
+#include <stdlib.h>
+
+#include <rte_eal.h>
+
 static volatile bool force_quit;
+
+/* rte_eal_init(), then point argc/argv at the sample's own options.
+ * Returns 0, or -1 after saying why. */
+static inline int
+sample_eal_init(int *argc, char ***argv)
+{
+	int ret = rte_eal_init(*argc, *argv);
+
+	if (ret < 0) {
+		fprintf(stderr, "cannot initialise EAL: %s\n",
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	*argc -= ret;
+	*argv += ret;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return 0;
+}
+
+/* Seconds for option @p opt: a number > 0 (or >= 0 with @p zero_ok).
+ * Returns 0, or -1 after saying why. */
+static inline int
+sample_parse_seconds(const char *opt, const char *s, bool zero_ok, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (*s == '\0' || *end != '\0' || v < 0 || (v == 0 && !zero_ok)) {
+		fprintf(stderr, "--%s: not a %s number of seconds: %s\n", opt,
+			zero_ok ? "non-negative" : "positive", s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
 
 static inline void
 sample_signal_handler(int sig)
