@@ -24,6 +24,11 @@ OUT=$root/bench/out/$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$OUT"
 [ -x "$PERF" ] || { echo "bench: build first (devtools/setup.sh)"; exit 1; }
 [ -x "$PEERS_DIR/run_peers.sh" ] || { echo "bench: no peers at $PEERS_DIR"; exit 1; }
+# the plots need gnuplot (the peers script installs its own tools)
+if ! command -v gnuplot >/dev/null && [ "$(id -u)" -eq 0 ]; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q gnuplot-nox > /dev/null 2>&1 ||
+		echo "# bench: cannot install gnuplot-nox; no plots" >&2
+fi
 
 EAL="--no-pci --no-huge -m 256 --log-level=lib.eal:warning --log-level=pmd.comch.shm:warning --log-level=lib.telemetry:warning"
 FP_SIZES=64,4096,65536,1048576
