@@ -19,6 +19,8 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -71,16 +73,29 @@ shm_memfd_create(const char *tag, size_t size, int *fd, void **base)
 	return 0;
 }
 
+/*
+ * Only plain memfds (shmem) are accepted from a peer: their size is sealed,
+ * and a page the peer punches out of one is simply zero-filled again when
+ * touched. A hugetlbfs file could make a touch fault with SIGBUS when the
+ * huge page pool is empty, and a file on disk could be truncated by anyone
+ * who can open it.
+ */
 int
 shm_map_sealed(int fd, uint64_t size, void **base, char *why, size_t why_len)
 {
 	const int need = F_SEAL_SHRINK | F_SEAL_GROW;
+	struct statfs sfs;
 	struct stat st;
 	int seals;
 	void *p;
 
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		snprintf(why, why_len, "fd is not a regular file");
+		return -EPROTO;
+	}
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != TMPFS_MAGIC) {
+		snprintf(why, why_len, "fd is not a memfd (file system 0x%lx)",
+			(unsigned long)sfs.f_type);
 		return -EPROTO;
 	}
 	if ((uint64_t)st.st_size != size) {
