@@ -259,6 +259,17 @@ shm_fp_post(void *consumer, void * const *bufs, const uint32_t *lens,
 	return (int)i;
 }
 
+static inline void
+shm_cpl_cancelled(struct rte_comch_completion *out,
+		const struct shm_posted *p)
+{
+	out->buf = p->buf;
+	out->len = 0;
+	out->status = -ECANCELED;
+	out->producer_id = UINT16_MAX;
+	out->imm_len = 0;
+}
+
 int
 shm_fp_poll(void *consumer, struct rte_comch_completion *cpl, uint16_t nb_cpl)
 {
@@ -280,17 +291,22 @@ shm_fp_poll(void *consumer, struct rte_comch_completion *cpl, uint16_t nb_cpl)
 			      (idx - c->cancel_from < c->cancel_to - c->cancel_from ||
 			       down)))
 				break;
-			out->buf = p->buf;
-			out->len = 0;
-			out->status = -ECANCELED;
-			out->producer_id = UINT16_MAX;
-			out->imm_len = 0;
+			shm_cpl_cancelled(out, p);
 		} else {
 			len = __atomic_load_n(&slot->len, __ATOMIC_RELAXED);
 			imm_len = __atomic_load_n(&slot->imm_len, __ATOMIC_RELAXED);
 			if (unlikely(len > p->len || imm_len > c->imm_max)) {
+				/* The peer broke the rules: the connection is
+				 * lost; a stopping consumer still gets every
+				 * buffer back, as cancelled. */
 				shm_conn_break(c->sc);
-				break;
+				down = true;
+				if (!c->stopping)
+					break;
+				shm_cpl_cancelled(out, p);
+				c->cons_idx++;
+				n++;
+				continue;
 			}
 			out->buf = p->buf;
 			out->len = len;
@@ -305,7 +321,8 @@ shm_fp_poll(void *consumer, struct rte_comch_completion *cpl, uint16_t nb_cpl)
 	}
 	if (unlikely(c->stopping) && c->cons_idx == c->post_idx)
 		shm_consumer_idle(c);
-	if (unlikely(n == 0 && down && !c->stopping))
+	/* Down before, or broken by what this call found. */
+	if (unlikely(n == 0 && !c->stopping && shm_conn_down(c->sc)))
 		return -ECONNRESET;
 	return n;
 }

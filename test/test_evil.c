@@ -1,0 +1,844 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 Comch on DPDK authors
+ */
+
+/*
+ * Evil peer: a host that speaks the comch_shm wire protocol by hand
+ * (drivers/comch/shm/comch_shm.h), completes the handshake, then breaks
+ * one rule per case: malformed or out-of-order socket messages, fds of the
+ * wrong kind or size, corrupted ring indices, message lengths, consumer
+ * announcements, posted-buffer descriptors and completion records.
+ *
+ * For every case the DPU side (this process's comch_shm_dpu device and
+ * server) must stay up, refuse or close only that connection with a logged
+ * reason, and then serve a well-behaved client (a real comch_shm host
+ * device) with full, ordered delivery. No fd may be left behind.
+ */
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <rte_memory.h>
+
+#include "comch_shm.h"
+#include "comch_test.h"
+
+static char link_dir[64];
+static int16_t dpu, host;
+static struct rte_comch_server *srv;
+
+/* Server events. */
+static struct {
+	unsigned int connects, disconnects;
+	int last_err;
+	struct rte_comch_conn *last_conn;
+	struct rte_comch_conn *unreleased; /* had producers/consumers */
+	uint32_t consumer_created;
+	uint32_t consumer_id;
+} ev;
+
+static void
+on_connect(struct rte_comch_server *s __rte_unused, struct rte_comch_conn *c,
+		void *a __rte_unused)
+{
+	ev.connects++;
+	ev.last_conn = c;
+}
+
+static void
+on_disconnect(struct rte_comch_server *s, struct rte_comch_conn *c, int err,
+		void *a __rte_unused)
+{
+	ev.disconnects++;
+	ev.last_err = err;
+	/* With producers or consumers left the case releases it after
+	 * destroying them (teardown order). */
+	if (rte_comch_server_disconnect(s, c) == -EBUSY)
+		ev.unreleased = c;
+	else if (c == ev.last_conn)
+		ev.last_conn = NULL;
+}
+
+static void
+on_consumer(struct rte_comch_conn *c __rte_unused, uint32_t id,
+		enum rte_comch_consumer_event e, void *a __rte_unused)
+{
+	if (e == RTE_COMCH_CONSUMER_CREATED) {
+		ev.consumer_created++;
+		ev.consumer_id = id;
+	}
+}
+
+static int
+count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL)
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n - 1;
+}
+
+static void
+poll_for(double seconds, bool (*done)(void))
+{
+	uint64_t dl = test_deadline(seconds);
+
+	while (!test_expired(dl) && (done == NULL || !done()))
+		rte_comch_server_poll(srv);
+}
+
+/* ------------------------------------------------------ the evil client */
+
+struct evil {
+	int sock;
+	int mb_fd;                 /* our mailbox (the server writes it) */
+	void *mb;
+	struct shm_ring_geom rx;   /* our queue as declared */
+	void *srv_mb;              /* the server's mailbox (we write it) */
+	struct shm_ring_geom tx;
+};
+
+/* The mailbox geometry, as the wire contract in comch_shm.h states it
+ * (computed here independently of the driver). */
+static void
+shm_ring_geom_init(struct shm_ring_geom *g, uint32_t depth, uint32_t max_msg)
+{
+	uint64_t ring = rte_align32pow2(depth);
+
+	g->depth = depth;
+	g->mask = (uint32_t)ring - 1;
+	g->slot_size = RTE_ALIGN_CEIL(sizeof(struct shm_ctrl_slot) + max_msg, 64);
+	g->max_msg = max_msg;
+	g->mailbox_size = RTE_ALIGN_CEIL(sizeof(struct shm_mailbox_hdr) +
+			ring * g->slot_size, (uint64_t)sysconf(_SC_PAGESIZE));
+}
+
+static int
+sealed_memfd(size_t size, bool seal, int *fd, void **map)
+{
+	*fd = memfd_create("evil", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (*fd < 0 || ftruncate(*fd, (off_t)size) < 0)
+		return -1;
+	if (seal && fcntl(*fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0)
+		return -1;
+	*map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+	return *map == MAP_FAILED ? -1 : 0;
+}
+
+static int
+raw_connect(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/pf0.sock", link_dir);
+	if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		if (s >= 0)
+			close(s);
+		return -1;
+	}
+	return s;
+}
+
+static int
+raw_send(int sock, const void *buf, size_t len, const int *fds, int nfds)
+{
+	char cbuf[CMSG_SPACE(4 * sizeof(int))];
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+
+	if (nfds > 0) {
+		memset(cbuf, 0, sizeof(cbuf));
+		mh.msg_control = cbuf;
+		mh.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, (size_t)nfds * sizeof(int));
+	}
+	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
+}
+
+static void
+hello_init(struct shm_msg *m, uint32_t depth, uint64_t size)
+{
+	memset(m, 0, sizeof(*m));
+	m->magic = SHM_PROTO_MAGIC;
+	m->version = SHM_PROTO_VERSION;
+	m->type = SHM_MSG_HELLO;
+	snprintf(m->hello.server_name, sizeof(m->hello.server_name), "evil");
+	m->hello.max_msg_size = SHM_DEFAULT_MSG_SIZE;
+	m->hello.recv_queue_len = depth;
+	m->hello.mailbox_size = size;
+}
+
+/* Receive the server's answer: ACCEPT (mapping its mailbox) or REJECT.
+ * Returns the message type, or -1 if the socket closed. */
+static int
+raw_answer(struct evil *e, int *reject_err)
+{
+	char cbuf[CMSG_SPACE(4 * sizeof(int))];
+	struct shm_msg m;
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	uint64_t dl = test_deadline(5);
+	ssize_t n;
+	int fd = -1;
+
+	do {
+		rte_comch_server_poll(srv);
+		n = recvmsg(e->sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	} while (n < 0 && errno == EAGAIN && !test_expired(dl));
+	if (n != (ssize_t)sizeof(m))
+		return -1;
+	c = CMSG_FIRSTHDR(&mh);
+	if (c != NULL && c->cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(c), sizeof(fd));
+	if (m.type == SHM_MSG_REJECT) {
+		*reject_err = m.reject.err;
+		if (fd >= 0)
+			close(fd);
+		return SHM_MSG_REJECT;
+	}
+	if (m.type != SHM_MSG_ACCEPT || fd < 0)
+		return -1;
+	shm_ring_geom_init(&e->tx, m.accept.recv_queue_len, SHM_DEFAULT_MSG_SIZE);
+	e->srv_mb = mmap(NULL, e->tx.mailbox_size, PROT_READ | PROT_WRITE,
+			MAP_SHARED, fd, 0);
+	close(fd);
+	return e->srv_mb == MAP_FAILED ? -1 : SHM_MSG_ACCEPT;
+}
+
+/* A complete, valid handshake. */
+static int
+evil_open(struct evil *e)
+{
+	struct shm_msg m;
+	int err;
+
+	memset(e, 0, sizeof(*e));
+	shm_ring_geom_init(&e->rx, 16, SHM_DEFAULT_MSG_SIZE);
+	e->sock = raw_connect();
+	if (e->sock < 0 || sealed_memfd(e->rx.mailbox_size, true, &e->mb_fd,
+			&e->mb) < 0)
+		return -1;
+	hello_init(&m, 16, e->rx.mailbox_size);
+	if (raw_send(e->sock, &m, sizeof(m), &e->mb_fd, 1) < 0)
+		return -1;
+	return raw_answer(e, &err) == SHM_MSG_ACCEPT ? 0 : -1;
+}
+
+static void
+evil_close(struct evil *e)
+{
+	if (e->sock >= 0)
+		close(e->sock);
+	if (e->mb != NULL && e->mb != MAP_FAILED)
+		munmap(e->mb, e->rx.mailbox_size);
+	if (e->mb_fd > 0)
+		close(e->mb_fd);
+	if (e->srv_mb != NULL && e->srv_mb != MAP_FAILED)
+		munmap(e->srv_mb, e->tx.mailbox_size);
+	memset(e, 0, sizeof(*e));
+	e->sock = -1;
+}
+
+static bool
+lost_one(void)
+{
+	return ev.disconnects > 0;
+}
+
+/* The server must have closed the evil connection with -EPROTO and said
+ * why in the log. */
+static int
+expect_broken(const char *log)
+{
+	poll_for(5, lost_one);
+	CHECK_EQ(ev.disconnects, 1);
+	CHECK_EQ(ev.last_err, -EPROTO);
+	CHECK(log == NULL || test_log_has(log), "log lacks \"%s\"", log);
+	return 0;
+}
+
+/* Release a lost connection that still had producers/consumers (they are
+ * gone now), and check the server holds nothing any more. */
+static int
+expect_released(void)
+{
+	if (ev.unreleased != NULL) {
+		CHECK_OK(rte_comch_server_disconnect(srv, ev.unreleased));
+		ev.unreleased = NULL;
+		ev.last_conn = NULL;
+	}
+	CHECK_EQ(rte_comch_server_conn_count(srv), 0);
+	return 0;
+}
+
+/* ------------------------------------------- the well-behaved client */
+
+static int
+good_client_check(void)
+{
+	struct rte_comch_client_conf conf = { .server_name = "evil" };
+	struct rte_comch_client *cli = rte_comch_client_create(host, &conf);
+	struct rte_comch_msg m;
+	uint64_t dl = test_deadline(10);
+	uint32_t i, v;
+	int err, n;
+
+	CHECK(cli != NULL, "client");
+	CHECK_OK(rte_comch_client_start(cli));
+	while (rte_comch_client_state(cli, &err) == RTE_COMCH_STATE_STARTING &&
+	       !test_expired(dl)) {
+		rte_comch_server_poll(srv);
+		rte_comch_client_poll(cli);
+	}
+	CHECK_EQ(rte_comch_client_state(cli, &err), RTE_COMCH_STATE_RUNNING);
+	poll_for(0.01, NULL);
+	CHECK(ev.last_conn != NULL, "server saw no connection");
+	for (i = 0; i < 1000; i++) {
+		CHECK_OK(rte_comch_msg_send(rte_comch_client_conn(cli), &i,
+				sizeof(i)));
+		n = rte_comch_msg_recv_burst(ev.last_conn, &m, 1);
+		CHECK_EQ(n, 1);
+		memcpy(&v, m.data, sizeof(v));
+		CHECK_EQ(v, i);
+	}
+	CHECK_OK(rte_comch_client_stop(cli));
+	CHECK_OK(rte_comch_client_destroy(cli));
+	poll_for(5, lost_one);
+	CHECK_EQ(ev.last_err, -ECONNRESET);
+	return 0;
+}
+
+/* Run one evil case, then check the server is intact. */
+static int
+run_case(const char *name, int (*fn)(void))
+{
+	int ret;
+
+	printf("  case %s\n", name);
+	memset(&ev, 0, sizeof(ev));
+	test_log_reset();
+	ret = fn();
+	if (ret == 0)
+		ret = expect_released();
+	if (ret != 0) {
+		printf("  FAIL in case %s\n", name);
+		return ret;
+	}
+	CHECK_EQ(rte_comch_server_state(srv), RTE_COMCH_STATE_RUNNING);
+	memset(&ev, 0, sizeof(ev));
+	if (good_client_check() != 0) {
+		printf("  FAIL: the good client after case %s\n", name);
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------- socket cases */
+
+/* Refused handshakes: no connection appears, a REJECT or a closed socket
+ * comes back. */
+static int
+refused(const struct shm_msg *m, size_t len, const int *fds, int nfds,
+		int want_err)
+{
+	struct evil e = { .sock = raw_connect() };
+	int err = 0, t;
+
+	CHECK(e.sock >= 0, "connect");
+	CHECK_OK(raw_send(e.sock, m, len, fds, nfds));
+	t = raw_answer(&e, &err);
+	CHECK(t != SHM_MSG_ACCEPT, "accepted");
+	if (want_err != 0) {
+		CHECK_EQ(t, SHM_MSG_REJECT);
+		CHECK_EQ(err, want_err);
+	}
+	poll_for(0.02, NULL);
+	CHECK_EQ(ev.connects, 0);
+	close(e.sock);
+	return 0;
+}
+
+static int
+case_bad_hellos(void)
+{
+	struct shm_msg m;
+	int fd, pipefd[2], diskfd;
+	void *map;
+	char path[128];
+	struct shm_ring_geom g;
+
+	shm_ring_geom_init(&g, 16, SHM_DEFAULT_MSG_SIZE);
+	CHECK_OK(sealed_memfd(g.mailbox_size, true, &fd, &map));
+
+	hello_init(&m, 16, g.mailbox_size);
+	CHECK_OK(refused(&m, 10, &fd, 1, 0));                /* short */
+	CHECK_OK(refused(&m, sizeof(m), NULL, 0, 0));        /* no fd */
+	{
+		int two[2] = { fd, fd };
+
+		CHECK_OK(refused(&m, sizeof(m), two, 2, 0)); /* two fds */
+	}
+	m.magic ^= 1;
+	CHECK_OK(refused(&m, sizeof(m), &fd, 1, 0));         /* magic */
+	hello_init(&m, 16, g.mailbox_size);
+	m.version = 99;
+	CHECK_OK(refused(&m, sizeof(m), &fd, 1, 0));         /* version */
+	hello_init(&m, 16, g.mailbox_size);
+	m.type = 99;
+	CHECK_OK(refused(&m, sizeof(m), &fd, 1, 0));         /* type */
+	hello_init(&m, 16, g.mailbox_size);
+	m.type = SHM_MSG_ACCEPT;                             /* out of order */
+	CHECK_OK(refused(&m, sizeof(m), &fd, 1, 0));
+	hello_init(&m, 16, g.mailbox_size);
+	memset(m.hello.server_name, 'x', sizeof(m.hello.server_name));
+	CHECK_OK(refused(&m, sizeof(m), &fd, 1, 0));         /* no NUL */
+	hello_init(&m, 0, g.mailbox_size);
+	CHECK_OK(refused(&m, sizeof(m), &fd, 1, EINVAL));    /* depth 0 */
+	hello_init(&m, 100000, g.mailbox_size);
+	CHECK_OK(refused(&m, sizeof(m), &fd, 1, EINVAL));    /* depth huge */
+	hello_init(&m, 17, g.mailbox_size);                  /* size mismatch */
+	CHECK_OK(refused(&m, sizeof(m), &fd, 1, EPROTO));
+	CHECK(test_log_has("expected"), "no size reason logged");
+	close(fd);
+	munmap(map, g.mailbox_size);
+
+	/* fds of the wrong kind */
+	hello_init(&m, 16, g.mailbox_size);
+	CHECK_OK(sealed_memfd(g.mailbox_size, false, &fd, &map)); /* unsealed */
+	CHECK_OK(refused(&m, sizeof(m), &fd, 1, EPROTO));
+	CHECK(test_log_has("not sealed"), "no seal reason logged");
+	close(fd);
+	munmap(map, g.mailbox_size);
+	CHECK_OK(pipe(pipefd));
+	CHECK_OK(refused(&m, sizeof(m), &pipefd[0], 1, EPROTO)); /* a pipe */
+	close(pipefd[0]);
+	close(pipefd[1]);
+	snprintf(path, sizeof(path), "%s/disk", link_dir);
+	diskfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	CHECK(diskfd >= 0 && ftruncate(diskfd, (off_t)g.mailbox_size) == 0,
+		"disk file");
+	CHECK_OK(refused(&m, sizeof(m), &diskfd, 1, EPROTO));   /* a file */
+	CHECK(test_log_has("not a memfd") || test_log_has("not sealed"),
+		"no reason logged for a plain file");
+	close(diskfd);
+	unlink(path);
+
+	/* peer gone during the handshake */
+	{
+		int s = raw_connect();
+
+		CHECK(s >= 0, "connect");
+		close(s);
+		poll_for(0.05, NULL);
+		CHECK_EQ(ev.connects, 0);
+	}
+	return 0;
+}
+
+/* After the handshake the socket carries only consumer announcements. */
+static int
+case_bytes_after_handshake(void)
+{
+	struct evil e;
+
+	CHECK_OK(evil_open(&e));
+	poll_for(0.01, NULL);
+	CHECK_EQ(ev.connects, 1);
+	CHECK_OK(raw_send(e.sock, "junk", 4, NULL, 0));
+	CHECK_OK(expect_broken("malformed or unexpected message"));
+	evil_close(&e);
+	return 0;
+}
+
+static int
+case_hello_again(void)
+{
+	struct evil e;
+	struct shm_msg m;
+
+	CHECK_OK(evil_open(&e));
+	poll_for(0.01, NULL);
+	hello_init(&m, 16, e.rx.mailbox_size);
+	CHECK_OK(raw_send(e.sock, &m, sizeof(m), &e.mb_fd, 1));
+	CHECK_OK(expect_broken("malformed or unexpected message"));
+	evil_close(&e);
+	return 0;
+}
+
+/* ---------------------------------------------- ring and mailbox cases */
+
+static struct shm_mailbox_hdr *
+srv_hdr(struct evil *e)
+{
+	return e->srv_mb;
+}
+
+/* The server receives from its own mailbox, which we write. */
+static int
+server_receive(void)
+{
+	struct rte_comch_msg m[8];
+	int n = 0;
+	uint64_t dl = test_deadline(1);
+
+	while (ev.last_conn != NULL && !test_expired(dl)) {
+		n = rte_comch_msg_recv_burst(ev.last_conn, m, 8);
+		if (n < 0)
+			break;
+		rte_comch_server_poll(srv);
+	}
+	return n;
+}
+
+static int
+case_prod_beyond_depth(void)
+{
+	struct evil e;
+
+	CHECK_OK(evil_open(&e));
+	poll_for(0.01, NULL);
+	srv_hdr(&e)->rx_prod = 1000000;
+	CHECK_EQ(server_receive(), -ECONNRESET);
+	CHECK_OK(expect_broken("broke the ring protocol"));
+	evil_close(&e);
+	return 0;
+}
+
+static int
+case_len_beyond_max(void)
+{
+	struct evil e;
+	struct shm_ctrl_slot *slot;
+
+	CHECK_OK(evil_open(&e));
+	poll_for(0.01, NULL);
+	slot = RTE_PTR_ADD(e.srv_mb, sizeof(struct shm_mailbox_hdr));
+	slot->len = SHM_MAX_MSG_SIZE + 1;
+	srv_hdr(&e)->rx_prod = 1;
+	CHECK_EQ(server_receive(), -ECONNRESET);
+	CHECK_OK(expect_broken("broke the ring protocol"));
+	evil_close(&e);
+	return 0;
+}
+
+/* The server sends into our mailbox and reads how far we consumed from
+ * its own: we claim to have consumed more than it sent. */
+static int
+case_tx_cons_bogus(void)
+{
+	struct evil e;
+	uint32_t v = 7;
+	int ret, i;
+
+	CHECK_OK(evil_open(&e));
+	poll_for(0.01, NULL);
+	srv_hdr(&e)->tx_cons = 5000;
+	for (i = 0, ret = 0; i < 64 && ret == 0; i++)
+		ret = rte_comch_msg_send(ev.last_conn, &v, sizeof(v));
+	CHECK_EQ(ret, -ECONNRESET);
+	CHECK_OK(expect_broken("broke the ring protocol"));
+	evil_close(&e);
+	return 0;
+}
+
+/* ------------------------------------------------- fast-path cases */
+
+static int
+send_consumer_add(struct evil *e, uint32_t id, uint32_t nb_posts,
+		uint32_t imm, uint64_t ring_size, uint64_t mem_size,
+		const int *fds, int nfds)
+{
+	struct shm_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.magic = SHM_PROTO_MAGIC;
+	m.version = SHM_PROTO_VERSION;
+	m.type = SHM_MSG_CONSUMER_ADD;
+	m.consumer.consumer_id = id;
+	m.consumer.nb_posts = nb_posts;
+	m.consumer.imm_len = imm;
+	m.consumer.ring_size = ring_size;
+	m.consumer.mem_size = mem_size;
+	return raw_send(e->sock, &m, sizeof(m), fds, nfds);
+}
+
+static size_t
+ring_size_of(uint32_t depth)
+{
+	return RTE_ALIGN_CEIL(sizeof(struct shm_cons_hdr) +
+		(size_t)rte_align32pow2(depth) * sizeof(struct shm_post_slot),
+		(size_t)sysconf(_SC_PAGESIZE));
+}
+
+static int
+case_bad_consumer_adds(void)
+{
+	static const struct { uint32_t id, posts, imm; int64_t ring_adj, mem;
+		int nfds; } bad[] = {
+		{ 300, 8, 32, 0, 4096, 2 },   /* id out of range */
+		{ 1, 0, 32, 0, 4096, 2 },     /* no posts */
+		{ 1, 9000, 32, 0, 4096, 2 },  /* too many posts */
+		{ 1, 8, 33, 0, 4096, 2 },     /* imm too long */
+		{ 1, 8, 32, 4096, 4096, 2 },  /* ring size wrong */
+		{ 1, 8, 32, 0, 8192, 2 },     /* memory size wrong */
+		{ 1, 8, 32, 0, 4096, 1 },     /* one fd */
+	};
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		struct evil e;
+		int fds[2];
+		void *ring, *mem;
+		size_t rs = ring_size_of(8);
+
+		memset(&ev, 0, sizeof(ev));
+		CHECK_OK(evil_open(&e));
+		poll_for(0.01, NULL);
+		CHECK_OK(sealed_memfd(rs, true, &fds[0], &ring));
+		CHECK_OK(sealed_memfd(4096, true, &fds[1], &mem));
+		CHECK_OK(send_consumer_add(&e, bad[i].id, bad[i].posts, bad[i].imm,
+				(uint64_t)((int64_t)rs + bad[i].ring_adj),
+				(uint64_t)bad[i].mem, fds, bad[i].nfds));
+		CHECK_OK(expect_broken("malformed or unexpected message"));
+		CHECK_OK(expect_released());
+		CHECK_EQ(ev.consumer_created, 0);
+		close(fds[0]);
+		close(fds[1]);
+		munmap(ring, rs);
+		munmap(mem, 4096);
+		evil_close(&e);
+	}
+	/* DEL of a consumer that does not exist */
+	{
+		struct evil e;
+		struct shm_msg m;
+
+		memset(&ev, 0, sizeof(ev));
+		CHECK_OK(evil_open(&e));
+		poll_for(0.01, NULL);
+		memset(&m, 0, sizeof(m));
+		m.magic = SHM_PROTO_MAGIC;
+		m.version = SHM_PROTO_VERSION;
+		m.type = SHM_MSG_CONSUMER_DEL;
+		m.consumer.consumer_id = 5;
+		CHECK_OK(raw_send(e.sock, &m, sizeof(m), NULL, 0));
+		CHECK_OK(expect_broken("malformed or unexpected message"));
+		CHECK_OK(expect_released());
+		evil_close(&e);
+	}
+	return 0;
+}
+
+static bool
+consumer_known(void)
+{
+	return ev.consumer_created > 0;
+}
+
+/* Our consumer (a valid announcement), whose ring we then corrupt while
+ * the server's producer sends to it. */
+static int
+case_corrupt_posts(void)
+{
+	static const char * const what[] = { "post_prod beyond depth",
+		"post_seq wrong", "offset beyond memory" };
+	unsigned int k;
+
+	for (k = 0; k < RTE_DIM(what); k++) {
+		struct rte_comch_send_op op = { .data = "x", .len = 1 };
+		struct rte_comch_producer *prod;
+		struct shm_cons_hdr *hdr;
+		struct shm_post_slot *slots;
+		struct evil e;
+		size_t rs = ring_size_of(8);
+		int fds[2], n;
+		void *ring, *mem;
+
+		printf("    %s\n", what[k]);
+		memset(&ev, 0, sizeof(ev));
+		CHECK_OK(evil_open(&e));
+		poll_for(0.01, NULL);
+		CHECK_OK(sealed_memfd(rs, true, &fds[0], &ring));
+		CHECK_OK(sealed_memfd(4096, true, &fds[1], &mem));
+		CHECK_OK(send_consumer_add(&e, 0, 8, 32, rs, 4096, fds, 2));
+		poll_for(5, consumer_known);
+		CHECK_EQ(ev.consumer_created, 1);
+		hdr = ring;
+		slots = RTE_PTR_ADD(ring, sizeof(*hdr));
+		/* one valid post first */
+		slots[0].buf_off = 0;
+		slots[0].buf_len = 64;
+		slots[0].post_seq = 0;
+		if (k == 0) {
+			hdr->post_prod = 100;
+		} else if (k == 1) {
+			slots[0].post_seq = 7;
+			hdr->post_prod = 1;
+		} else {
+			slots[0].buf_off = 4090;
+			hdr->post_prod = 1;
+		}
+		prod = rte_comch_producer_create(ev.last_conn, NULL);
+		CHECK(prod != NULL && rte_comch_producer_start(prod) == 0,
+			"producer");
+		n = rte_comch_producer_send_burst(prod, ev.consumer_id, &op, 1);
+		CHECK_EQ(n, -ECONNRESET);
+		CHECK_OK(expect_broken("broke the ring protocol"));
+		/* teardown still completes: producer, then the connection */
+		CHECK_OK(rte_comch_producer_stop(prod));
+		CHECK_OK(rte_comch_producer_destroy(prod));
+		CHECK_OK(expect_released());
+		close(fds[0]);
+		close(fds[1]);
+		munmap(ring, rs);
+		munmap(mem, 4096);
+		evil_close(&e);
+	}
+	return 0;
+}
+
+/* The server's consumer: we act as a producer writing completions with a
+ * length beyond the posted buffer, or immediate data beyond the maximum. */
+static int
+case_corrupt_completions(void)
+{
+	unsigned int k;
+
+	for (k = 0; k < 2; k++) {
+		struct rte_comch_consumer_conf cc = { .nb_posts = 4 };
+		struct rte_comch_completion cpl[4];
+		struct rte_comch_consumer *cons;
+		struct rte_comch_mem *mem;
+		struct shm_post_slot *slots;
+		struct evil e;
+		char cbuf[CMSG_SPACE(2 * sizeof(int))];
+		struct shm_msg m;
+		struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+		uint32_t len = 64;
+		int fds[2] = { -1, -1 }, n;
+		void *buf, *ring;
+		uint64_t dl;
+
+		printf("    completion %s\n", k == 0 ? "len beyond the buffer" :
+			"imm_len beyond the maximum");
+		memset(&ev, 0, sizeof(ev));
+		CHECK_OK(evil_open(&e));
+		poll_for(0.01, NULL);
+		mem = rte_comch_mem_create(dpu, 4096, SOCKET_ID_ANY);
+		cc.mem = mem;
+		cc.imm_data_len = 8;
+		cons = rte_comch_consumer_create(ev.last_conn, &cc);
+		CHECK(cons != NULL && rte_comch_consumer_start(cons) == 0,
+			"consumer");
+		buf = rte_comch_mem_addr(mem);
+		CHECK_EQ(rte_comch_consumer_post_burst(cons, &buf, &len, 1), 1);
+		/* the CONSUMER_ADD arrives on our socket with the ring */
+		dl = test_deadline(5);
+		do
+			n = (int)recvmsg(e.sock, &mh, MSG_DONTWAIT);
+		while (n < 0 && errno == EAGAIN && !test_expired(dl));
+		CHECK_EQ(n, (int)sizeof(m));
+		CHECK_EQ(m.type, SHM_MSG_CONSUMER_ADD);
+		memcpy(fds, CMSG_DATA(CMSG_FIRSTHDR(&mh)), sizeof(fds));
+		ring = mmap(NULL, m.consumer.ring_size, PROT_READ | PROT_WRITE,
+				MAP_SHARED, fds[0], 0);
+		CHECK(ring != MAP_FAILED, "map ring");
+		slots = RTE_PTR_ADD(ring, sizeof(struct shm_cons_hdr));
+		slots[0].len = k == 0 ? 65 : 1;
+		slots[0].imm_len = k == 0 ? 0 : 9;
+		__atomic_store_n(&slots[0].done_seq, 1, __ATOMIC_RELEASE);
+		n = rte_comch_consumer_poll_burst(cons, cpl, 4);
+		CHECK_EQ(n, -ECONNRESET);
+		CHECK_OK(expect_broken("broke the ring protocol"));
+		/* teardown still completes: the buffer comes back cancelled */
+		CHECK_OK(rte_comch_consumer_stop(cons));
+		CHECK_EQ(rte_comch_consumer_poll_burst(cons, cpl, 4), 1);
+		CHECK_EQ(cpl[0].status, -ECANCELED);
+		CHECK_EQ(rte_comch_consumer_state(cons), RTE_COMCH_STATE_IDLE);
+		CHECK_OK(rte_comch_consumer_destroy(cons));
+		CHECK_OK(rte_comch_mem_destroy(mem));
+		CHECK_OK(expect_released());
+		munmap(ring, m.consumer.ring_size);
+		close(fds[0]);
+		close(fds[1]);
+		evil_close(&e);
+	}
+	return 0;
+}
+
+int
+main(int argc __rte_unused, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(void);
+	} cases[] = {
+		{ "bad_hellos", case_bad_hellos },
+		{ "bytes_after_handshake", case_bytes_after_handshake },
+		{ "hello_again", case_hello_again },
+		{ "prod_beyond_depth", case_prod_beyond_depth },
+		{ "len_beyond_max", case_len_beyond_max },
+		{ "tx_cons_bogus", case_tx_cons_bogus },
+		{ "bad_consumer_adds", case_bad_consumer_adds },
+		{ "corrupt_posts", case_corrupt_posts },
+		{ "corrupt_completions", case_corrupt_completions },
+	};
+	struct rte_comch_server_conf conf = { .name = "evil",
+		.connect_cb = on_connect, .disconnect_cb = on_disconnect,
+		.consumer_event_cb = on_consumer };
+	char args[256];
+	int fds0, failed = 0;
+	size_t i;
+
+	test_log_capture_init();
+	if (test_eal_init(argv[0], "evil", "0", NULL) < 0 ||
+	    test_mkdtemp(link_dir, sizeof(link_dir)) < 0)
+		return 1;
+	snprintf(args, sizeof(args), "role=dpu,path=%s", link_dir);
+	if (rte_vdev_init("comch_shm_dpu", args) < 0)
+		return 1;
+	snprintf(args, sizeof(args), "role=host,path=%s", link_dir);
+	if (rte_vdev_init("comch_shm_host", args) < 0)
+		return 1;
+	dpu = (int16_t)rte_comch_get_dev_id_by_name("comch_shm_dpu");
+	host = (int16_t)rte_comch_get_dev_id_by_name("comch_shm_host");
+	srv = rte_comch_server_create(dpu, &conf);
+	if (srv == NULL || rte_comch_server_start(srv) < 0)
+		return 1;
+	fds0 = count_fds();
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		int ret = run_case(cases[i].name, cases[i].fn);
+
+		printf("%s evil/%s\n", ret == 0 ? "ok" : "FAILED", cases[i].name);
+		failed += ret != 0;
+	}
+	if (count_fds() != fds0) {
+		printf("FAILED: %d fds before, %d after\n", fds0, count_fds());
+		failed++;
+	}
+	rte_comch_server_stop(srv);
+	rte_comch_server_destroy(srv);
+	rte_eal_cleanup();
+	rmdir(link_dir);
+	printf("evil: %zu cases, %d failed\n", RTE_DIM(cases), failed);
+	return failed == 0 ? 0 : 1;
+}
