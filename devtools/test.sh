@@ -1,10 +1,28 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# Run the test suites (meson test). Extra arguments go to meson test, e.g.
-# `devtools/test.sh --suite fast`. Run devtools/setup.sh first.
+# Run the test suites (meson test). Run devtools/setup.sh first.
+#
+#   devtools/test.sh [meson test arguments]   the suites, on build/
+#   devtools/test.sh --sanitize [...]          the same under AddressSanitizer
+#                                              and UndefinedBehaviorSanitizer,
+#                                              on build-asan/ (configured with
+#                                              -Db_sanitize=address,undefined)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 [ -f build/build.ninja ] || { echo "test: run devtools/setup.sh first"; exit 1; }
+if [ "${1:-}" = "--sanitize" ]; then
+	shift
+	if [ ! -f build-asan/build.ninja ]; then
+		meson setup build-asan -Db_sanitize=address,undefined \
+			-Db_lundef=false > /dev/null
+	fi
+	ninja -C build-asan > build-asan/ninja.log 2>&1 ||
+		{ cat build-asan/ninja.log; exit 1; }
+	# Any report fails the test that caused it.
+	export ASAN_OPTIONS=abort_on_error=1:halt_on_error=1:detect_leaks=1
+	export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
+	exec meson test -C build-asan --print-errorlogs "$@"
+fi
 meson test -C build --print-errorlogs "$@"

@@ -162,7 +162,7 @@ shm_conn_close(struct rte_comch_dev *cdev __rte_unused,
 		if (sc->server != NULL)
 			epoll_ctl(sc->server->epfd, EPOLL_CTL_DEL, sc->sock,
 					NULL);
-		close(sc->sock);
+		shm_sock_close(sc->sock);
 		sc->sock = -1;
 	}
 	/* No producer or consumer is left (the library checked). */
@@ -524,7 +524,7 @@ shm_client_abort(struct rte_comch_dev *cdev __rte_unused,
 	struct shm_client *sh = cli->drv;
 
 	if (sh->sock >= 0)
-		close(sh->sock);
+		shm_sock_close(sh->sock);
 	sh->sock = -1;
 	if (sh->mailbox != NULL)
 		munmap(sh->mailbox, sh->rx.mailbox_size);

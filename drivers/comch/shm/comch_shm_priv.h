@@ -227,6 +227,8 @@ int shm_msg_recv(int sock, struct shm_msg *msg, int fds[SHM_MSG_FDS_MAX],
 void shm_msg_init(struct shm_msg *msg, enum shm_msg_type type);
 void shm_send_reject(int sock, int err, const char *fmt, ...)
 	__rte_format_printf(3, 4);
+/* Close a link socket without resetting the peer (drains it first). */
+void shm_sock_close(int sock);
 int shm_rep_listen(struct shm_rep *rep);
 void shm_rep_close(struct shm_rep *rep);
 void shm_pending_free(struct shm_pending *p);

@@ -247,13 +247,30 @@ shm_send_reject(int sock, int err, const char *fmt, ...)
 {
 	struct shm_msg msg;
 	va_list ap;
+	int ret;
 
 	shm_msg_init(&msg, SHM_MSG_REJECT);
 	msg.reject.err = err;
 	va_start(ap, fmt);
 	vsnprintf(msg.reject.reason, sizeof(msg.reject.reason), fmt, ap);
 	va_end(ap);
-	(void)shm_msg_send(sock, &msg, -1);
+	ret = shm_msg_send(sock, &msg, -1);
+	if (ret < 0 && ret != -EPIPE && ret != -ECONNRESET)
+		SHM_LOG(NOTICE, "cannot tell a client why it is refused (%s): %s",
+			strerror(-ret), msg.reject.reason);
+}
+
+void
+shm_sock_close(int sock)
+{
+	char b[sizeof(struct shm_msg)];
+
+	/* Closing a UNIX socket with unread data resets the peer
+	 * (ECONNRESET), and a reset is reported before the data the peer
+	 * has not read yet, such as our REJECT: drain first. */
+	while (recv(sock, b, sizeof(b), MSG_DONTWAIT) > 0)
+		;
+	close(sock);
 }
 
 /* ----------------------------------------------- DPU: listen and route */
@@ -264,7 +281,7 @@ shm_pending_free(struct shm_pending *p)
 	if (p->mailbox_fd >= 0)
 		close(p->mailbox_fd);
 	if (p->sock >= 0)
-		close(p->sock);
+		shm_sock_close(p->sock);
 	rte_intr_instance_free(p->intr);
 	free(p);
 }
