@@ -12,6 +12,7 @@
  * timing.
  */
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -114,6 +115,37 @@ test_eal_init(const char *prog, const char *prefix, const char *lcores,
 	if (ret < 0)
 		printf("cannot initialise EAL: %s\n", rte_strerror(rte_errno));
 	return ret;
+}
+
+/* Open file descriptors of this process (leak checks). */
+static inline int
+test_count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL)
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n - 1; /* the DIR's own fd */
+}
+
+/* Resident memory of this process in KiB. */
+static inline long
+test_rss_kib(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	long pages = 0, resident = 0;
+
+	if (f == NULL)
+		return -1;
+	if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+		resident = -1;
+	fclose(f);
+	return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
 /* A fresh folder for a test's link sockets. */

@@ -15,7 +15,6 @@
  * device) with full, ordered delivery. No fd may be left behind.
  */
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -70,21 +69,6 @@ on_consumer(struct rte_comch_conn *c __rte_unused, uint32_t id,
 		ev.consumer_created++;
 		ev.consumer_id = id;
 	}
-}
-
-static int
-count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-	int n = 0;
-
-	if (d == NULL)
-		return -1;
-	while ((de = readdir(d)) != NULL)
-		n += de->d_name[0] != '.';
-	closedir(d);
-	return n - 1;
 }
 
 static void
@@ -824,15 +808,15 @@ main(int argc __rte_unused, char **argv)
 	srv = rte_comch_server_create(dpu, &conf);
 	if (srv == NULL || rte_comch_server_start(srv) < 0)
 		return 1;
-	fds0 = count_fds();
+	fds0 = test_count_fds();
 	for (i = 0; i < RTE_DIM(cases); i++) {
 		int ret = run_case(cases[i].name, cases[i].fn);
 
 		printf("%s evil/%s\n", ret == 0 ? "ok" : "FAILED", cases[i].name);
 		failed += ret != 0;
 	}
-	if (count_fds() != fds0) {
-		printf("FAILED: %d fds before, %d after\n", fds0, count_fds());
+	if (test_count_fds() != fds0) {
+		printf("FAILED: %d fds before, %d after\n", fds0, test_count_fds());
 		failed++;
 	}
 	rte_comch_server_stop(srv);

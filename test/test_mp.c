@@ -16,7 +16,6 @@
  *   is served in full.
  */
 
-#include <dirent.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -61,21 +60,6 @@ msg_check(const struct rte_comch_msg *m, uint64_t seq)
 		return -1;
 	}
 	return 0;
-}
-
-static int
-count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-	int n = 0;
-
-	if (d == NULL)
-		return -1;
-	while ((de = readdir(d)) != NULL)
-		n += de->d_name[0] != '.';
-	closedir(d);
-	return n - 1; /* the DIR's own fd */
 }
 
 static int child_fp(struct rte_comch_client *cli, const char *mode,
@@ -509,7 +493,7 @@ test_kill(void)
 	pid_t pid;
 
 	memset(&ev, 0, sizeof(ev));
-	fds_before = count_fds();
+	fds_before = test_count_fds();
 	pid = spawn_child("flood", 0);
 	CHECK(pid > 0, "spawn");
 	CHECK_OK(wait_connected(1));
@@ -549,7 +533,7 @@ test_kill(void)
 	CHECK_OK(child_status(pid, &status));
 	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "status %d",
 		status);
-	CHECK_EQ(count_fds(), fds_before);
+	CHECK_EQ(test_count_fds(), fds_before);
 
 	/* A new host is served in full. */
 	pid = spawn_child("echo", 1000);
@@ -570,7 +554,7 @@ test_kill(void)
 	CHECK_OK(rte_comch_server_disconnect(mp_srv, ev.conn));
 	CHECK_OK(child_status(pid, &status));
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
-	CHECK_EQ(count_fds(), fds_before);
+	CHECK_EQ(test_count_fds(), fds_before);
 	return 0;
 }
 
@@ -641,7 +625,7 @@ test_fp_kill_host(void)
 
 	memset(&ev, 0, sizeof(ev));
 	fp_peer_consumer = UINT32_MAX;
-	fds_before = count_fds();
+	fds_before = test_count_fds();
 	pid = spawn_child("fp-flood", 0);
 	CHECK(pid > 0, "spawn");
 	CHECK_OK(wait_connected(1));
@@ -677,7 +661,7 @@ test_fp_kill_host(void)
 	CHECK_OK(child_status(pid, &status));
 	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "status %d",
 		status);
-	CHECK_EQ(count_fds(), fds_before);
+	CHECK_EQ(test_count_fds(), fds_before);
 	return 0;
 }
 
@@ -698,7 +682,7 @@ test_fp_kill_dpu(void)
 	snprintf(vdev_args, sizeof(vdev_args), "role=host,path=%s", dir);
 	CHECK_OK(rte_vdev_init("comch_shm_hh", vdev_args));
 	dev = (int16_t)rte_comch_get_dev_id_by_name("comch_shm_hh");
-	fds_before = count_fds();
+	fds_before = test_count_fds();
 	{
 		char *argv[] = { (char *)(uintptr_t)self_path,
 			(char *)(uintptr_t)"--child",
@@ -745,7 +729,7 @@ test_fp_kill_dpu(void)
 	CHECK_OK(child_status(pid, &status));
 	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "status %d",
 		status);
-	CHECK_EQ(count_fds(), fds_before);
+	CHECK_EQ(test_count_fds(), fds_before);
 	CHECK_OK(rte_vdev_uninit("comch_shm_hh"));
 	rmdir(dir);
 	return 0;

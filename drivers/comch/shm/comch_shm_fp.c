@@ -149,7 +149,8 @@ shm_consumer_start(struct rte_comch_dev *cdev, struct rte_comch_consumer *cons)
 	msg.consumer.imm_len = c->imm_max;
 	msg.consumer.ring_size = c->ring_size;
 	msg.consumer.mem_size = c->mem_size;
-	ret = shm_msg_send_fds(c->sc->sock, &msg, fds, 2);
+	ret = shm_msg_send_wait(c->sc->sock, &msg, fds, 2,
+			SHM_ANNOUNCE_WAIT_MS);
 	if (ret < 0) {
 		SHM_LOG(ERR, "%s: connection %u: cannot announce consumer %u: %s",
 			cdev->data->dev_name, cons->conn->id, cons->id,
@@ -193,13 +194,20 @@ shm_consumer_stop(struct rte_comch_dev *cdev __rte_unused,
 	c->cancel_from = claim;
 	c->cancel_to = c->post_idx;
 	c->stopping = true;
-	if (c->announced) {
+	if (c->announced && !shm_conn_down(c->sc)) {
 		shm_msg_init(&msg, SHM_MSG_CONSUMER_DEL);
 		msg.consumer.consumer_id = cons->id;
-		/* A lost link needs no notice: the peer is gone. */
-		(void)shm_msg_send(c->sc->sock, &msg, -1);
-		c->announced = false;
+		/* The peer must learn it, or a later consumer with the same
+		 * id would contradict what it knows: a link too congested
+		 * to say so is broken. */
+		if (shm_msg_send_wait(c->sc->sock, &msg, NULL, 0,
+				SHM_ANNOUNCE_WAIT_MS) < 0) {
+			SHM_LOG(ERR, "connection %u: cannot withdraw consumer %u; closing the connection",
+				cons->conn->id, cons->id);
+			shm_conn_break(c->sc);
+		}
 	}
+	c->announced = false;
 	if (c->cons_idx == c->post_idx)
 		shm_consumer_idle(c);
 	return 0;

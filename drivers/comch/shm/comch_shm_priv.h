@@ -224,6 +224,12 @@ int shm_msg_send_fds(int sock, const struct shm_msg *msg, const int *fds,
 		int nfds);
 int shm_msg_recv(int sock, struct shm_msg *msg, int fds[SHM_MSG_FDS_MAX],
 		int *nfds);
+/* Send, waiting up to @p timeout_ms while the socket is full (control path:
+ * consumer announcements must not be lost). */
+int shm_msg_send_wait(int sock, const struct shm_msg *msg, const int *fds,
+		int nfds, int timeout_ms);
+/* How long a consumer announcement may wait for a congested link. */
+#define SHM_ANNOUNCE_WAIT_MS 1000
 void shm_msg_init(struct shm_msg *msg, enum shm_msg_type type);
 void shm_send_reject(int sock, int err, const char *fmt, ...)
 	__rte_format_printf(3, 4);

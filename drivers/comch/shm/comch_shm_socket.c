@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -166,6 +167,25 @@ shm_msg_send_fds(int sock, const struct shm_msg *msg, const int *fds,
 	if (n != (ssize_t)sizeof(*msg))
 		return -EIO;
 	return 0;
+}
+
+int
+shm_msg_send_wait(int sock, const struct shm_msg *msg, const int *fds,
+		int nfds, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = sock, .events = POLLOUT };
+	int ret;
+
+	while ((ret = shm_msg_send_fds(sock, msg, fds, nfds)) == -EAGAIN) {
+		if (timeout_ms <= 0)
+			break;
+		/* Control path only: wait a little for the peer to read. */
+		ret = poll(&pfd, 1, RTE_MIN(timeout_ms, 10));
+		timeout_ms -= 10;
+		if (ret < 0 && errno != EINTR)
+			return -errno;
+	}
+	return ret;
 }
 
 /*
