@@ -22,8 +22,7 @@
 
 #include <rte_memory.h>
 
-#include "comch_shm.h"
-#include "comch_test.h"
+#include "evil_peer.h"
 
 static char link_dir[64];
 static int16_t dpu, host;
@@ -78,166 +77,6 @@ poll_for(double seconds, bool (*done)(void))
 
 	while (!test_expired(dl) && (done == NULL || !done()))
 		rte_comch_server_poll(srv);
-}
-
-/* ------------------------------------------------------ the evil client */
-
-struct evil {
-	int sock;
-	int mb_fd;                 /* our mailbox (the server writes it) */
-	void *mb;
-	struct shm_ring_geom rx;   /* our queue as declared */
-	void *srv_mb;              /* the server's mailbox (we write it) */
-	struct shm_ring_geom tx;
-};
-
-/* The mailbox geometry, as the wire contract in comch_shm.h states it
- * (computed here independently of the driver). */
-static void
-shm_ring_geom_init(struct shm_ring_geom *g, uint32_t depth, uint32_t max_msg)
-{
-	uint64_t ring = rte_align32pow2(depth);
-
-	g->depth = depth;
-	g->mask = (uint32_t)ring - 1;
-	g->slot_size = RTE_ALIGN_CEIL(sizeof(struct shm_ctrl_slot) + max_msg, 64);
-	g->max_msg = max_msg;
-	g->mailbox_size = RTE_ALIGN_CEIL(sizeof(struct shm_mailbox_hdr) +
-			ring * g->slot_size, (uint64_t)sysconf(_SC_PAGESIZE));
-}
-
-static int
-sealed_memfd(size_t size, bool seal, int *fd, void **map)
-{
-	*fd = memfd_create("evil", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (*fd < 0 || ftruncate(*fd, (off_t)size) < 0)
-		return -1;
-	if (seal && fcntl(*fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0)
-		return -1;
-	*map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
-	return *map == MAP_FAILED ? -1 : 0;
-}
-
-static int
-raw_connect(void)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/pf0.sock", link_dir);
-	if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		if (s >= 0)
-			close(s);
-		return -1;
-	}
-	return s;
-}
-
-static int
-raw_send(int sock, const void *buf, size_t len, const int *fds, int nfds)
-{
-	char cbuf[CMSG_SPACE(4 * sizeof(int))];
-	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf, .iov_len = len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *c;
-
-	if (nfds > 0) {
-		memset(cbuf, 0, sizeof(cbuf));
-		mh.msg_control = cbuf;
-		mh.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
-		memcpy(CMSG_DATA(c), fds, (size_t)nfds * sizeof(int));
-	}
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
-}
-
-static void
-hello_init(struct shm_msg *m, uint32_t depth, uint64_t size)
-{
-	memset(m, 0, sizeof(*m));
-	m->magic = SHM_PROTO_MAGIC;
-	m->version = SHM_PROTO_VERSION;
-	m->type = SHM_MSG_HELLO;
-	snprintf(m->hello.server_name, sizeof(m->hello.server_name), "evil");
-	m->hello.max_msg_size = SHM_DEFAULT_MSG_SIZE;
-	m->hello.recv_queue_len = depth;
-	m->hello.mailbox_size = size;
-}
-
-/* Receive the server's answer: ACCEPT (mapping its mailbox) or REJECT.
- * Returns the message type, or -1 if the socket closed. */
-static int
-raw_answer(struct evil *e, int *reject_err)
-{
-	char cbuf[CMSG_SPACE(4 * sizeof(int))];
-	struct shm_msg m;
-	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *c;
-	uint64_t dl = test_deadline(5);
-	ssize_t n;
-	int fd = -1;
-
-	do {
-		rte_comch_server_poll(srv);
-		n = recvmsg(e->sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	} while (n < 0 && errno == EAGAIN && !test_expired(dl));
-	if (n != (ssize_t)sizeof(m))
-		return -1;
-	c = CMSG_FIRSTHDR(&mh);
-	if (c != NULL && c->cmsg_type == SCM_RIGHTS)
-		memcpy(&fd, CMSG_DATA(c), sizeof(fd));
-	if (m.type == SHM_MSG_REJECT) {
-		*reject_err = m.reject.err;
-		if (fd >= 0)
-			close(fd);
-		return SHM_MSG_REJECT;
-	}
-	if (m.type != SHM_MSG_ACCEPT || fd < 0)
-		return -1;
-	shm_ring_geom_init(&e->tx, m.accept.recv_queue_len, SHM_DEFAULT_MSG_SIZE);
-	e->srv_mb = mmap(NULL, e->tx.mailbox_size, PROT_READ | PROT_WRITE,
-			MAP_SHARED, fd, 0);
-	close(fd);
-	return e->srv_mb == MAP_FAILED ? -1 : SHM_MSG_ACCEPT;
-}
-
-/* A complete, valid handshake. */
-static int
-evil_open(struct evil *e)
-{
-	struct shm_msg m;
-	int err;
-
-	memset(e, 0, sizeof(*e));
-	shm_ring_geom_init(&e->rx, 16, SHM_DEFAULT_MSG_SIZE);
-	e->sock = raw_connect();
-	if (e->sock < 0 || sealed_memfd(e->rx.mailbox_size, true, &e->mb_fd,
-			&e->mb) < 0)
-		return -1;
-	hello_init(&m, 16, e->rx.mailbox_size);
-	if (raw_send(e->sock, &m, sizeof(m), &e->mb_fd, 1) < 0)
-		return -1;
-	return raw_answer(e, &err) == SHM_MSG_ACCEPT ? 0 : -1;
-}
-
-static void
-evil_close(struct evil *e)
-{
-	if (e->sock >= 0)
-		close(e->sock);
-	if (e->mb != NULL && e->mb != MAP_FAILED)
-		munmap(e->mb, e->rx.mailbox_size);
-	if (e->mb_fd > 0)
-		close(e->mb_fd);
-	if (e->srv_mb != NULL && e->srv_mb != MAP_FAILED)
-		munmap(e->srv_mb, e->tx.mailbox_size);
-	memset(e, 0, sizeof(*e));
-	e->sock = -1;
 }
 
 static bool
@@ -342,12 +181,12 @@ static int
 refused(const struct shm_msg *m, size_t len, const int *fds, int nfds,
 		int want_err)
 {
-	struct evil e = { .sock = raw_connect() };
+	struct evil e = { .sock = raw_connect(link_dir) };
 	int err = 0, t;
 
 	CHECK(e.sock >= 0, "connect");
 	CHECK_OK(raw_send(e.sock, m, len, fds, nfds));
-	t = raw_answer(&e, &err);
+	t = raw_answer(&e, srv, &err);
 	CHECK(t != SHM_MSG_ACCEPT, "accepted");
 	if (want_err != 0) {
 		CHECK_EQ(t, SHM_MSG_REJECT);
@@ -426,7 +265,7 @@ case_bad_hellos(void)
 
 	/* peer gone during the handshake */
 	{
-		int s = raw_connect();
+		int s = raw_connect(link_dir);
 
 		CHECK(s >= 0, "connect");
 		close(s);
@@ -442,7 +281,7 @@ case_bytes_after_handshake(void)
 {
 	struct evil e;
 
-	CHECK_OK(evil_open(&e));
+	CHECK_OK(evil_open(&e, link_dir, srv));
 	poll_for(0.01, NULL);
 	CHECK_EQ(ev.connects, 1);
 	CHECK_OK(raw_send(e.sock, "junk", 4, NULL, 0));
@@ -457,7 +296,7 @@ case_hello_again(void)
 	struct evil e;
 	struct shm_msg m;
 
-	CHECK_OK(evil_open(&e));
+	CHECK_OK(evil_open(&e, link_dir, srv));
 	poll_for(0.01, NULL);
 	hello_init(&m, 16, e.rx.mailbox_size);
 	CHECK_OK(raw_send(e.sock, &m, sizeof(m), &e.mb_fd, 1));
@@ -496,7 +335,7 @@ case_prod_beyond_depth(void)
 {
 	struct evil e;
 
-	CHECK_OK(evil_open(&e));
+	CHECK_OK(evil_open(&e, link_dir, srv));
 	poll_for(0.01, NULL);
 	srv_hdr(&e)->rx_prod = 1000000;
 	CHECK_EQ(server_receive(), -ECONNRESET);
@@ -511,7 +350,7 @@ case_len_beyond_max(void)
 	struct evil e;
 	struct shm_ctrl_slot *slot;
 
-	CHECK_OK(evil_open(&e));
+	CHECK_OK(evil_open(&e, link_dir, srv));
 	poll_for(0.01, NULL);
 	slot = RTE_PTR_ADD(e.srv_mb, sizeof(struct shm_mailbox_hdr));
 	slot->len = SHM_MAX_MSG_SIZE + 1;
@@ -531,7 +370,7 @@ case_tx_cons_bogus(void)
 	uint32_t v = 7;
 	int ret, i;
 
-	CHECK_OK(evil_open(&e));
+	CHECK_OK(evil_open(&e, link_dir, srv));
 	poll_for(0.01, NULL);
 	srv_hdr(&e)->tx_cons = 5000;
 	for (i = 0, ret = 0; i < 64 && ret == 0; i++)
@@ -543,33 +382,6 @@ case_tx_cons_bogus(void)
 }
 
 /* ------------------------------------------------- fast-path cases */
-
-static int
-send_consumer_add(struct evil *e, uint32_t id, uint32_t nb_posts,
-		uint32_t imm, uint64_t ring_size, uint64_t mem_size,
-		const int *fds, int nfds)
-{
-	struct shm_msg m;
-
-	memset(&m, 0, sizeof(m));
-	m.magic = SHM_PROTO_MAGIC;
-	m.version = SHM_PROTO_VERSION;
-	m.type = SHM_MSG_CONSUMER_ADD;
-	m.consumer.consumer_id = id;
-	m.consumer.nb_posts = nb_posts;
-	m.consumer.imm_len = imm;
-	m.consumer.ring_size = ring_size;
-	m.consumer.mem_size = mem_size;
-	return raw_send(e->sock, &m, sizeof(m), fds, nfds);
-}
-
-static size_t
-ring_size_of(uint32_t depth)
-{
-	return RTE_ALIGN_CEIL(sizeof(struct shm_cons_hdr) +
-		(size_t)rte_align32pow2(depth) * sizeof(struct shm_post_slot),
-		(size_t)sysconf(_SC_PAGESIZE));
-}
 
 static int
 case_bad_consumer_adds(void)
@@ -593,7 +405,7 @@ case_bad_consumer_adds(void)
 		size_t rs = ring_size_of(8);
 
 		memset(&ev, 0, sizeof(ev));
-		CHECK_OK(evil_open(&e));
+		CHECK_OK(evil_open(&e, link_dir, srv));
 		poll_for(0.01, NULL);
 		CHECK_OK(sealed_memfd(rs, true, &fds[0], &ring));
 		CHECK_OK(sealed_memfd(4096, true, &fds[1], &mem));
@@ -615,7 +427,7 @@ case_bad_consumer_adds(void)
 		struct shm_msg m;
 
 		memset(&ev, 0, sizeof(ev));
-		CHECK_OK(evil_open(&e));
+		CHECK_OK(evil_open(&e, link_dir, srv));
 		poll_for(0.01, NULL);
 		memset(&m, 0, sizeof(m));
 		m.magic = SHM_PROTO_MAGIC;
@@ -657,7 +469,7 @@ case_corrupt_posts(void)
 
 		printf("    %s\n", what[k]);
 		memset(&ev, 0, sizeof(ev));
-		CHECK_OK(evil_open(&e));
+		CHECK_OK(evil_open(&e, link_dir, srv));
 		poll_for(0.01, NULL);
 		CHECK_OK(sealed_memfd(rs, true, &fds[0], &ring));
 		CHECK_OK(sealed_memfd(4096, true, &fds[1], &mem));
@@ -725,7 +537,7 @@ case_corrupt_completions(void)
 		printf("    completion %s\n", k == 0 ? "len beyond the buffer" :
 			"imm_len beyond the maximum");
 		memset(&ev, 0, sizeof(ev));
-		CHECK_OK(evil_open(&e));
+		CHECK_OK(evil_open(&e, link_dir, srv));
 		poll_for(0.01, NULL);
 		mem = rte_comch_mem_create(dpu, 4096, SOCKET_ID_ANY);
 		cc.mem = mem;

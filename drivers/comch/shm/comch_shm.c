@@ -314,7 +314,7 @@ shm_dev_close(struct rte_comch_dev *cdev)
 		if (sd->role == RTE_COMCH_ROLE_DPU)
 			shm_rep_close(&sd->reps[i]);
 	}
-	rte_free(sd);
+	free(sd);
 	cdev->process_private = NULL;
 	return 0;
 }
@@ -380,8 +380,8 @@ shm_probe(struct rte_vdev_device *vdev)
 	cdev = rte_comch_pmd_allocate(name, numa);
 	if (cdev == NULL)
 		return -rte_errno;
-	sd = rte_zmalloc_socket("comch_shm_dev", sizeof(*sd),
-			RTE_CACHE_LINE_SIZE, numa);
+	/* Per-process state (fds, interrupt handles): process memory. */
+	sd = calloc(1, sizeof(*sd));
 	if (sd == NULL) {
 		rte_comch_pmd_release(cdev);
 		return -ENOMEM;

@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
@@ -256,13 +257,13 @@ shm_server_create(struct rte_comch_dev *cdev, struct rte_comch_server *srv)
 	struct shm_server *ss;
 	struct shm_server *other;
 
-	ss = rte_zmalloc_socket("comch_shm_server", sizeof(*ss),
-			RTE_CACHE_LINE_SIZE, rte_socket_id());
+	/* Control state with fds of this process: process memory. */
+	ss = calloc(1, sizeof(*ss));
 	if (ss == NULL)
 		return -ENOMEM;
 	ss->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (ss->epfd < 0) {
-		rte_free(ss);
+		free(ss);
 		return -errno;
 	}
 	ss->srv = srv;
@@ -276,7 +277,7 @@ shm_server_create(struct rte_comch_dev *cdev, struct rte_comch_server *srv)
 			SHM_LOG(ERR, "%s: server \"%s\" already exists on %s; names are unique per function",
 				cdev->data->dev_name, srv->name, rep->name);
 			close(ss->epfd);
-			rte_free(ss);
+			free(ss);
 			return -EEXIST;
 		}
 	}
@@ -329,7 +330,7 @@ shm_server_destroy(struct rte_comch_dev *cdev __rte_unused,
 	rte_spinlock_unlock(&ss->rep->lock);
 	shm_server_refuse_all(ss, "was destroyed");
 	close(ss->epfd);
-	rte_free(ss);
+	free(ss);
 	srv->drv = NULL;
 }
 
@@ -508,8 +509,7 @@ shm_client_create(struct rte_comch_dev *cdev __rte_unused,
 {
 	struct shm_client *sh;
 
-	sh = rte_zmalloc_socket("comch_shm_client", sizeof(*sh),
-			RTE_CACHE_LINE_SIZE, rte_socket_id());
+	sh = calloc(1, sizeof(*sh));
 	if (sh == NULL)
 		return -ENOMEM;
 	sh->sock = -1;
@@ -536,7 +536,7 @@ void
 shm_client_destroy(struct rte_comch_dev *cdev, struct rte_comch_client *cli)
 {
 	shm_client_abort(cdev, cli);
-	rte_free(cli->drv);
+	free(cli->drv);
 	cli->drv = NULL;
 }
 
