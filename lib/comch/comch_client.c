@@ -57,6 +57,7 @@ rte_comch_client_create(int16_t dev_id, const struct rte_comch_client_conf *conf
 		rte_errno = -ret;
 		return NULL;
 	}
+	comch_registry_add_client(cli);
 	return cli;
 }
 
@@ -132,6 +133,7 @@ rte_comch_client_destroy(struct rte_comch_client *cli)
 			cli->server_name);
 	if (ret < 0)
 		return ret;
+	comch_registry_del_client(cli);
 	cli->dev->dev_ops->client_destroy(cli->dev, cli);
 	rte_free(cli);
 	return 0;

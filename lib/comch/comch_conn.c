@@ -170,15 +170,18 @@ comch_conn_release(struct rte_comch_conn *conn)
 	struct rte_comch_server *srv = conn->server;
 	struct rte_comch_client *cli = conn->client;
 
-	/* Callers checked nb_fp_objects == 0 under the lock with closing
-	 * set, so no producer or consumer can appear any more. */
-	conn->dev->dev_ops->conn_close(conn->dev, conn);
+	/* Out of sight of telemetry first, then closed. Callers checked
+	 * nb_fp_objects == 0 under the lock with closing set, so no producer
+	 * or consumer can appear any more. */
+	rte_spinlock_lock(&comch_registry_lock);
 	if (srv != NULL) {
 		TAILQ_REMOVE(&srv->conns, conn, next);
 		srv->nb_conns--;
 	}
 	if (cli != NULL && cli->conn == conn)
 		cli->conn = NULL;
+	rte_spinlock_unlock(&comch_registry_lock);
+	conn->dev->dev_ops->conn_close(conn->dev, conn);
 	rte_free(conn);
 }
 
@@ -211,6 +214,8 @@ rte_comch_pmd_conn_alloc(struct rte_comch_dev *dev,
 			__ATOMIC_RELAXED);
 	conn->drv = drv_size != 0 ? RTE_PTR_ADD(conn, head) : NULL;
 	rte_spinlock_init(&conn->fp_lock);
+	TAILQ_INIT(&conn->consumers);
+	TAILQ_INIT(&conn->producers);
 	return conn;
 }
 
@@ -225,8 +230,10 @@ rte_comch_pmd_server_connected(struct rte_comch_server *srv,
 		struct rte_comch_conn *conn)
 {
 	comch_state_apply(&conn->state, COMCH_EV_READY);
+	rte_spinlock_lock(&comch_registry_lock);
 	TAILQ_INSERT_TAIL(&srv->conns, conn, next);
 	srv->nb_conns++;
+	rte_spinlock_unlock(&comch_registry_lock);
 	COMCH_LOG(DEBUG, "server %s: connection %u established",
 		srv->name, conn->id);
 	if (srv->connect_cb != NULL)
@@ -245,7 +252,9 @@ rte_comch_pmd_client_connected(struct rte_comch_client *cli,
 			cli->server_name, rte_comch_state_name(cli->state));
 		return;
 	}
+	rte_spinlock_lock(&comch_registry_lock);
 	cli->conn = conn;
+	rte_spinlock_unlock(&comch_registry_lock);
 	cli->last_err = 0;
 	COMCH_LOG(DEBUG, "client of %s: connection %u established",
 		cli->server_name, conn->id);

@@ -264,6 +264,9 @@ rte_comch_consumer_create(struct rte_comch_conn *conn,
 		return NULL;
 	}
 	__atomic_fetch_add(&conf->mem->nb_users, 1, __ATOMIC_RELEASE);
+	rte_spinlock_lock(&conn->fp_lock);
+	TAILQ_INSERT_TAIL(&conn->consumers, cons, next);
+	rte_spinlock_unlock(&conn->fp_lock);
 	return cons;
 }
 
@@ -310,6 +313,9 @@ rte_comch_consumer_destroy(struct rte_comch_consumer *cons)
 		return -EBUSY;
 	}
 	conn = cons->conn;
+	rte_spinlock_lock(&conn->fp_lock);
+	TAILQ_REMOVE(&conn->consumers, cons, next);
+	rte_spinlock_unlock(&conn->fp_lock);
 	conn->dev->dev_ops->consumer_destroy(conn->dev, cons);
 	__atomic_fetch_sub(&cons->mem->nb_users, 1, __ATOMIC_RELEASE);
 	comch_fp_detach(conn, conn->consumer_ids, cons->id);
@@ -369,6 +375,9 @@ rte_comch_producer_create(struct rte_comch_conn *conn,
 		rte_errno = -ret;
 		return NULL;
 	}
+	rte_spinlock_lock(&conn->fp_lock);
+	TAILQ_INSERT_TAIL(&conn->producers, prod, next);
+	rte_spinlock_unlock(&conn->fp_lock);
 	return prod;
 }
 
@@ -416,6 +425,9 @@ rte_comch_producer_destroy(struct rte_comch_producer *prod)
 		return -EBUSY;
 	}
 	conn = prod->conn;
+	rte_spinlock_lock(&conn->fp_lock);
+	TAILQ_REMOVE(&conn->producers, prod, next);
+	rte_spinlock_unlock(&conn->fp_lock);
 	conn->dev->dev_ops->producer_destroy(conn->dev, prod);
 	comch_fp_detach(conn, conn->producer_ids, prod->id);
 	rte_free(prod);

@@ -6,6 +6,7 @@
 #define COMCH_PRIVATE_H
 
 #include <rte_log.h>
+#include <rte_spinlock.h>
 
 #include "rte_comch_pmd.h"
 
@@ -64,6 +65,18 @@ int comch_conn_close_begin(struct rte_comch_conn *conn);
 
 /** Release a connection: driver close, unlink from its owner, free. */
 void comch_conn_release(struct rte_comch_conn *conn);
+
+/*
+ * Registry of this process's servers and clients per device, for telemetry
+ * (which runs on its own thread). comch_registry_lock guards the lists,
+ * each server's connection list and each client's connection pointer;
+ * it is taken on the control path only (create, destroy, connect, release).
+ */
+extern rte_spinlock_t comch_registry_lock;
+void comch_registry_add_server(struct rte_comch_server *srv);
+void comch_registry_del_server(struct rte_comch_server *srv);
+void comch_registry_add_client(struct rte_comch_client *cli);
+void comch_registry_del_client(struct rte_comch_client *cli);
 
 /** Point a device's fast-path slot back at the dummy functions. */
 void comch_fp_ops_reset(int16_t dev_id);

@@ -150,6 +150,7 @@ rte_comch_server_create(int16_t dev_id, const struct rte_comch_server_conf *conf
 		rte_errno = -ret;
 		return NULL;
 	}
+	comch_registry_add_server(srv);
 	return srv;
 }
 
@@ -241,6 +242,7 @@ rte_comch_server_destroy(struct rte_comch_server *srv)
 			srv->name);
 	if (ret < 0)
 		return ret;
+	comch_registry_del_server(srv);
 	srv->dev->dev_ops->server_destroy(srv->dev, srv);
 	rte_free(srv);
 	return 0;

@@ -118,6 +118,10 @@ typedef int (*rte_comch_consumer_ctl_t)(struct rte_comch_dev *dev,
 /** Producer control: create sets prod->fp.drv. */
 typedef int (*rte_comch_producer_ctl_t)(struct rte_comch_dev *dev,
 		struct rte_comch_producer *prod);
+/** Messages and bytes a producer sent or a consumer received so far
+ * (read from another thread for telemetry: plain 64-bit loads). */
+typedef void (*rte_comch_fp_stats_t)(struct rte_comch_dev *dev, void *fp_drv,
+		uint64_t *msgs, uint64_t *bytes);
 /** Live remote consumers of a connection (see the API function). */
 typedef int (*rte_comch_conn_remote_consumers_t)(struct rte_comch_conn *conn,
 		uint32_t *ids, uint32_t nb_ids);
@@ -160,6 +164,7 @@ struct rte_comch_dev_ops {
 	rte_comch_producer_ctl_t producer_stop;
 	rte_comch_producer_ctl_t producer_destroy;
 	rte_comch_conn_remote_consumers_t conn_remote_consumers;
+	rte_comch_fp_stats_t fp_stats;
 
 	/* Fast path: copied into rte_comch_fp_ops[] of this process by
 	 * rte_comch_pmd_probing_finish(). */
@@ -205,6 +210,8 @@ struct rte_comch_conn {
 	bool closing;                       /**< Being released: no new ones. */
 	uint64_t consumer_ids[COMCH_MAX_FP_OBJECTS / 64];
 	uint64_t producer_ids[COMCH_MAX_FP_OBJECTS / 64];
+	TAILQ_HEAD(, rte_comch_consumer) consumers; /**< Under fp_lock. */
+	TAILQ_HEAD(, rte_comch_producer) producers; /**< Under fp_lock. */
 	uint64_t user_data;
 	uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv;
 	void *drv;                          /**< Driver connection state. */
@@ -223,6 +230,7 @@ struct rte_comch_mem {
 
 struct rte_comch_consumer {
 	struct rte_comch_fp_obj fp;         /**< First: read by the inlines. */
+	TAILQ_ENTRY(rte_comch_consumer) next; /**< In conn->consumers. */
 	struct rte_comch_conn *conn;
 	struct rte_comch_mem *mem;
 	uint32_t id;
@@ -233,12 +241,14 @@ struct rte_comch_consumer {
 
 struct rte_comch_producer {
 	struct rte_comch_fp_obj fp;         /**< First: read by the inlines. */
+	TAILQ_ENTRY(rte_comch_producer) next; /**< In conn->producers. */
 	struct rte_comch_conn *conn;
 	uint32_t id;
 	enum rte_comch_state state;
 };
 
 struct rte_comch_server {
+	TAILQ_ENTRY(rte_comch_server) next; /**< In the device's registry. */
 	struct rte_comch_dev *dev;
 	enum rte_comch_state state;
 	uint32_t flags;                     /**< COMCH_F_*. */
@@ -258,6 +268,7 @@ struct rte_comch_server {
 };
 
 struct rte_comch_client {
+	TAILQ_ENTRY(rte_comch_client) next; /**< In the device's registry. */
 	struct rte_comch_dev *dev;
 	enum rte_comch_state state;
 	uint32_t flags;                     /**< COMCH_F_*. */

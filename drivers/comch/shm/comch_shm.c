@@ -348,6 +348,7 @@ static const struct rte_comch_dev_ops shm_dev_ops = {
 	.producer_stop = shm_producer_stop,
 	.producer_destroy = shm_producer_destroy,
 	.conn_remote_consumers = shm_conn_remote_consumers,
+	.fp_stats = shm_fp_stats,
 	.fp_send = shm_fp_send,
 	.fp_post = shm_fp_post,
 	.fp_poll = shm_fp_poll,

@@ -319,6 +319,8 @@ shm_fp_poll(void *consumer, struct rte_comch_completion *cpl, uint16_t nb_cpl)
 			out->buf = p->buf;
 			out->len = len;
 			out->status = 0;
+			c->cnt.msgs++;
+			c->cnt.bytes += len;
 			out->producer_id = slot->producer_id;
 			out->imm_len = imm_len;
 			if (imm_len != 0)
@@ -500,6 +502,7 @@ shm_fp_send(void *producer, uint32_t consumer_id,
 			const struct rte_comch_send_op *op = &ops[sent + i];
 			struct shm_post_slot *slot = &r->slots[(c + i) & r->mask];
 
+			p->cnt.bytes += op->len;
 			if (op->len != 0)
 				memcpy(r->mem + off[i], op->data, op->len);
 			slot->len = op->len;
@@ -512,6 +515,7 @@ shm_fp_send(void *producer, uint32_t consumer_id,
 		}
 		c += (uint32_t)k;
 		sent += k;
+		p->cnt.msgs += (uint64_t)k;
 	}
 	return sent;
 }
@@ -644,4 +648,14 @@ shm_conn_remote_consumers(struct rte_comch_conn *conn, uint32_t *ids,
 		n++;
 	}
 	return (int)n;
+}
+
+void
+shm_fp_stats(struct rte_comch_dev *cdev __rte_unused, void *fp_drv,
+		uint64_t *msgs, uint64_t *bytes)
+{
+	const struct shm_fp_counters *cnt = fp_drv;
+
+	*msgs = __atomic_load_n(&cnt->msgs, __ATOMIC_RELAXED);
+	*bytes = __atomic_load_n(&cnt->bytes, __ATOMIC_RELAXED);
 }

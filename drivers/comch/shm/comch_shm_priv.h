@@ -155,8 +155,16 @@ struct shm_conn {
 	struct shm_remote_cons_list retired;
 };
 
+/** First member of a producer and a consumer: what went through it
+ * (written by the owning lcore only; read by telemetry). */
+struct shm_fp_counters {
+	uint64_t msgs;
+	uint64_t bytes;
+};
+
 /** Driver state of a producer (prod->fp.drv). */
 struct shm_producer {
+	struct shm_fp_counters cnt;    /* first */
 	struct shm_conn *sc;
 	uint16_t id;
 	bool running;
@@ -164,6 +172,7 @@ struct shm_producer {
 
 /** Driver state of a consumer (cons->fp.drv); everything hot is private. */
 struct shm_consumer {
+	struct shm_fp_counters cnt;    /* first */
 	struct shm_cons_hdr *hdr;      /**< Our ring: we write post_prod. */
 	struct shm_post_slot *slots;
 	uint32_t mask;
@@ -252,6 +261,8 @@ int shm_producer_stop(struct rte_comch_dev *cdev, struct rte_comch_producer *pro
 int shm_producer_destroy(struct rte_comch_dev *cdev, struct rte_comch_producer *prod);
 int shm_conn_remote_consumers(struct rte_comch_conn *conn, uint32_t *ids,
 		uint32_t nb_ids);
+void shm_fp_stats(struct rte_comch_dev *cdev, void *fp_drv, uint64_t *msgs,
+		uint64_t *bytes);
 int shm_fp_send(void *producer, uint32_t consumer_id,
 		const struct rte_comch_send_op *ops, uint16_t nb_ops);
 int shm_fp_post(void *consumer, void * const *bufs, const uint32_t *lens,

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 Comch on DPDK authors
+ */
+
+/*
+ * Telemetry (read with dpdk-telemetry.py or any client of the telemetry
+ * socket):
+ *   /comch/list                 device ids
+ *   /comch/info,<dev>           name, driver, role, reps, capabilities
+ *   /comch/connections,<dev>    this process's connections on the device
+ *   /comch/stats,<dev>          their counters, and per producer/consumer
+ * The handlers run on the telemetry thread; they walk the object registry
+ * under comch_registry_lock (taken by the lcores on the control path only)
+ * and read counters with plain loads.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_telemetry.h>
+
+#include "comch_private.h"
+
+rte_spinlock_t comch_registry_lock = RTE_SPINLOCK_INITIALIZER;
+
+static TAILQ_HEAD(, rte_comch_server) comch_servers =
+	TAILQ_HEAD_INITIALIZER(comch_servers);
+static TAILQ_HEAD(, rte_comch_client) comch_clients =
+	TAILQ_HEAD_INITIALIZER(comch_clients);
+
+void
+comch_registry_add_server(struct rte_comch_server *srv)
+{
+	rte_spinlock_lock(&comch_registry_lock);
+	TAILQ_INSERT_TAIL(&comch_servers, srv, next);
+	rte_spinlock_unlock(&comch_registry_lock);
+}
+
+void
+comch_registry_del_server(struct rte_comch_server *srv)
+{
+	rte_spinlock_lock(&comch_registry_lock);
+	TAILQ_REMOVE(&comch_servers, srv, next);
+	rte_spinlock_unlock(&comch_registry_lock);
+}
+
+void
+comch_registry_add_client(struct rte_comch_client *cli)
+{
+	rte_spinlock_lock(&comch_registry_lock);
+	TAILQ_INSERT_TAIL(&comch_clients, cli, next);
+	rte_spinlock_unlock(&comch_registry_lock);
+}
+
+void
+comch_registry_del_client(struct rte_comch_client *cli)
+{
+	rte_spinlock_lock(&comch_registry_lock);
+	TAILQ_REMOVE(&comch_clients, cli, next);
+	rte_spinlock_unlock(&comch_registry_lock);
+}
+
+/* The device id parameter: a decimal number of an attached device and
+ * nothing else. */
+static int16_t
+tel_dev_param(const char *params)
+{
+	char *end;
+	long v;
+
+	if (params == NULL || *params < '0' || *params > '9')
+		return -1;
+	v = strtol(params, &end, 10);
+	if (*end != '\0' || v < 0 || v >= RTE_COMCH_MAX_DEVS ||
+	    !rte_comch_is_valid_dev((int16_t)v))
+		return -1;
+	return (int16_t)v;
+}
+
+static int
+tel_list(const char *cmd __rte_unused, const char *params,
+		struct rte_tel_data *d)
+{
+	int16_t id;
+
+	if (params != NULL && *params != '\0')
+		return -EINVAL;
+	rte_tel_data_start_array(d, RTE_TEL_INT_VAL);
+	RTE_COMCH_FOREACH_DEV(id)
+		rte_tel_data_add_array_int(d, id);
+	return 0;
+}
+
+static int
+tel_info(const char *cmd __rte_unused, const char *params,
+		struct rte_tel_data *d)
+{
+	int16_t id = tel_dev_param(params);
+	struct rte_comch_dev_info info;
+	struct rte_tel_data *caps, *reps;
+	char name[RTE_COMCH_REP_NAME_MAX];
+	uint16_t i;
+
+	if (id < 0 || rte_comch_info_get(id, &info) < 0)
+		return -EINVAL;
+	caps = rte_tel_data_alloc();
+	reps = rte_tel_data_alloc();
+	if (caps == NULL || reps == NULL) {
+		rte_tel_data_free(caps);
+		rte_tel_data_free(reps);
+		return -ENOMEM;
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "name", info.dev_name);
+	rte_tel_data_add_dict_string(d, "driver", info.driver_name);
+	rte_tel_data_add_dict_string(d, "role",
+		info.role == RTE_COMCH_ROLE_DPU ? "dpu" : "host");
+	rte_tel_data_add_dict_int(d, "numa_node", info.numa_node);
+	rte_tel_data_start_array(reps, RTE_TEL_STRING_VAL);
+	for (i = 0; i < info.nb_reps; i++)
+		if (rte_comch_rep_name(id, i, name, sizeof(name)) == 0)
+			rte_tel_data_add_array_string(reps, name);
+	rte_tel_data_add_dict_container(d, info.role == RTE_COMCH_ROLE_DPU ?
+		"functions" : "function", reps, 0);
+	rte_tel_data_start_dict(caps);
+	rte_tel_data_add_dict_int(caps, "server",
+		!!(info.caps.flags & RTE_COMCH_CAPA_SERVER));
+	rte_tel_data_add_dict_int(caps, "client",
+		!!(info.caps.flags & RTE_COMCH_CAPA_CLIENT));
+	rte_tel_data_add_dict_int(caps, "producer",
+		!!(info.caps.flags & RTE_COMCH_CAPA_PRODUCER));
+	rte_tel_data_add_dict_int(caps, "consumer",
+		!!(info.caps.flags & RTE_COMCH_CAPA_CONSUMER));
+	rte_tel_data_add_dict_u64(caps, "max_name_len", info.caps.max_name_len);
+	rte_tel_data_add_dict_u64(caps, "max_msg_size", info.caps.max_msg_size);
+	rte_tel_data_add_dict_u64(caps, "max_recv_queue_len",
+		info.caps.max_recv_queue_len);
+	rte_tel_data_add_dict_u64(caps, "max_clients", info.caps.max_clients);
+	rte_tel_data_add_dict_u64(caps, "max_send_tasks", info.caps.max_send_tasks);
+	rte_tel_data_add_dict_u64(caps, "max_post_tasks", info.caps.max_post_tasks);
+	rte_tel_data_add_dict_u64(caps, "max_buf_size", info.caps.max_buf_size);
+	rte_tel_data_add_dict_u64(caps, "max_imm_data_len",
+		info.caps.max_imm_data_len);
+	rte_tel_data_add_dict_u64(caps, "max_consumers", info.caps.max_consumers);
+	rte_tel_data_add_dict_u64(caps, "max_producers", info.caps.max_producers);
+	rte_tel_data_add_dict_container(d, "caps", caps, 0);
+	return 0;
+}
+
+/* One connection as a dictionary; @p stats adds the counters. */
+static struct rte_tel_data *
+tel_conn(struct rte_comch_conn *conn, bool stats)
+{
+	struct rte_tel_data *c = rte_tel_data_alloc();
+	struct rte_comch_conn_stats st;
+	char buf[RTE_COMCH_NAME_MAX + 32];
+
+	if (c == NULL)
+		return NULL;
+	rte_tel_data_start_dict(c);
+	rte_tel_data_add_dict_u64(c, "id", conn->id);
+	if (conn->server != NULL) {
+		rte_tel_data_add_dict_string(c, "side", "server");
+		rte_tel_data_add_dict_string(c, "server", conn->server->name);
+		if (rte_comch_rep_name(conn->dev->data->dev_id,
+				conn->server->rep_id, buf, sizeof(buf)) == 0)
+			rte_tel_data_add_dict_string(c, "function", buf);
+	} else {
+		rte_tel_data_add_dict_string(c, "side", "client");
+		rte_tel_data_add_dict_string(c, "server",
+			conn->client->server_name);
+	}
+	rte_tel_data_add_dict_string(c, "state",
+		rte_comch_state_name(conn->state));
+	rte_tel_data_add_dict_u64(c, "user_data", conn->user_data);
+	if (!stats)
+		return c;
+	rte_comch_conn_stats_get(conn, &st);
+	rte_tel_data_add_dict_u64(c, "msgs_sent", st.msgs_sent);
+	rte_tel_data_add_dict_u64(c, "bytes_sent", st.bytes_sent);
+	rte_tel_data_add_dict_u64(c, "msgs_recv", st.msgs_recv);
+	rte_tel_data_add_dict_u64(c, "bytes_recv", st.bytes_recv);
+	rte_tel_data_add_dict_u64(c, "msgs_in_flight", st.msgs_in_flight);
+	return c;
+}
+
+/* Producers and consumers of a connection, under its fp_lock. */
+static void
+tel_fp_objects(struct rte_comch_conn *conn, struct rte_tel_data *c)
+{
+	const struct rte_comch_dev_ops *ops = conn->dev->dev_ops;
+	struct rte_comch_producer *p;
+	struct rte_comch_consumer *k;
+	uint64_t msgs, bytes;
+	char key[48];
+
+	rte_spinlock_lock(&conn->fp_lock);
+	TAILQ_FOREACH(p, &conn->producers, next) {
+		ops->fp_stats(conn->dev, p->fp.drv, &msgs, &bytes);
+		snprintf(key, sizeof(key), "producer_%u_msgs", p->id);
+		rte_tel_data_add_dict_u64(c, key, msgs);
+		snprintf(key, sizeof(key), "producer_%u_bytes", p->id);
+		rte_tel_data_add_dict_u64(c, key, bytes);
+	}
+	TAILQ_FOREACH(k, &conn->consumers, next) {
+		ops->fp_stats(conn->dev, k->fp.drv, &msgs, &bytes);
+		snprintf(key, sizeof(key), "consumer_%u_msgs", k->id);
+		rte_tel_data_add_dict_u64(c, key, msgs);
+		snprintf(key, sizeof(key), "consumer_%u_bytes", k->id);
+		rte_tel_data_add_dict_u64(c, key, bytes);
+	}
+	rte_spinlock_unlock(&conn->fp_lock);
+}
+
+static int
+tel_conns(struct rte_tel_data *d, int16_t id, bool stats)
+{
+	struct rte_comch_server *srv;
+	struct rte_comch_client *cli;
+	struct rte_comch_conn *conn;
+	struct rte_tel_data *c;
+	char key[32];
+
+	rte_tel_data_start_dict(d);
+	rte_spinlock_lock(&comch_registry_lock);
+	TAILQ_FOREACH(srv, &comch_servers, next) {
+		if (srv->dev->data->dev_id != id)
+			continue;
+		TAILQ_FOREACH(conn, &srv->conns, next) {
+			c = tel_conn(conn, stats);
+			if (c == NULL)
+				continue;
+			if (stats)
+				tel_fp_objects(conn, c);
+			snprintf(key, sizeof(key), "%u", conn->id);
+			rte_tel_data_add_dict_container(d, key, c, 0);
+		}
+	}
+	TAILQ_FOREACH(cli, &comch_clients, next) {
+		if (cli->dev->data->dev_id != id || cli->conn == NULL)
+			continue;
+		c = tel_conn(cli->conn, stats);
+		if (c == NULL)
+			continue;
+		if (stats)
+			tel_fp_objects(cli->conn, c);
+		snprintf(key, sizeof(key), "%u", cli->conn->id);
+		rte_tel_data_add_dict_container(d, key, c, 0);
+	}
+	rte_spinlock_unlock(&comch_registry_lock);
+	return 0;
+}
+
+static int
+tel_connections(const char *cmd __rte_unused, const char *params,
+		struct rte_tel_data *d)
+{
+	int16_t id = tel_dev_param(params);
+
+	if (id < 0)
+		return -EINVAL;
+	return tel_conns(d, id, false);
+}
+
+static int
+tel_stats(const char *cmd __rte_unused, const char *params,
+		struct rte_tel_data *d)
+{
+	int16_t id = tel_dev_param(params);
+
+	if (id < 0)
+		return -EINVAL;
+	return tel_conns(d, id, true);
+}
+
+RTE_INIT(comch_telemetry_init)
+{
+	rte_telemetry_register_cmd("/comch/list", tel_list,
+		"Comch device ids. Takes no parameters");
+	rte_telemetry_register_cmd("/comch/info", tel_info,
+		"Device name, driver, role, functions and capabilities. Parameters: int dev_id");
+	rte_telemetry_register_cmd("/comch/connections", tel_connections,
+		"This process's connections on a device: side, server, function, state, user data. Parameters: int dev_id");
+	rte_telemetry_register_cmd("/comch/stats", tel_stats,
+		"Counters of each connection and of its producers and consumers. Parameters: int dev_id");
+}
