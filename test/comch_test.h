@@ -156,6 +156,26 @@ test_mkdtemp(char *buf, size_t size)
 	return mkdtemp(buf) == NULL ? -errno : 0;
 }
 
+/* A DPU device "comch_shm_dpu" and a host device "comch_shm_host" over a
+ * fresh link folder (written to @p dir). Returns 0 or -1. */
+static inline int
+test_link_pair(char *dir, size_t size, int16_t *dpu, int16_t *host)
+{
+	char args[256];
+
+	if (test_mkdtemp(dir, size) < 0)
+		return -1;
+	snprintf(args, sizeof(args), "role=dpu,path=%s", dir);
+	if (rte_vdev_init("comch_shm_dpu", args) < 0)
+		return -1;
+	snprintf(args, sizeof(args), "role=host,path=%s", dir);
+	if (rte_vdev_init("comch_shm_host", args) < 0)
+		return -1;
+	*dpu = (int16_t)rte_comch_get_dev_id_by_name("comch_shm_dpu");
+	*host = (int16_t)rte_comch_get_dev_id_by_name("comch_shm_host");
+	return 0;
+}
+
 /*
  * Log capture: everything DPDK logs goes to a memory stream (and is echoed
  * to stderr) so a test can assert what a log line says.

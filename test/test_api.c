@@ -234,21 +234,12 @@ main(int argc __rte_unused, char **argv)
 		{ "null_objects", test_null_objects },
 		{ "states_and_limits", test_states_and_limits },
 	};
-	char args[256];
 	int ret;
 
 	test_log_capture_init();
 	if (test_eal_init(argv[0], "api", "0", NULL) < 0 ||
-	    test_mkdtemp(link_dir, sizeof(link_dir)) < 0)
+	    test_link_pair(link_dir, sizeof(link_dir), &dpu, &host) < 0)
 		return 1;
-	snprintf(args, sizeof(args), "role=dpu,path=%s", link_dir);
-	if (rte_vdev_init("comch_shm_dpu", args) < 0)
-		return 1;
-	snprintf(args, sizeof(args), "role=host,path=%s", link_dir);
-	if (rte_vdev_init("comch_shm_host", args) < 0)
-		return 1;
-	dpu = (int16_t)rte_comch_get_dev_id_by_name("comch_shm_dpu");
-	host = (int16_t)rte_comch_get_dev_id_by_name("comch_shm_host");
 	ret = test_run_cases("api", cases, RTE_DIM(cases));
 	rte_eal_cleanup();
 	rmdir(link_dir);

@@ -601,22 +601,13 @@ main(int argc __rte_unused, char **argv)
 	struct rte_comch_server_conf conf = { .name = "evil",
 		.connect_cb = on_connect, .disconnect_cb = on_disconnect,
 		.consumer_event_cb = on_consumer };
-	char args[256];
 	int fds0, failed = 0;
 	size_t i;
 
 	test_log_capture_init();
 	if (test_eal_init(argv[0], "evil", "0", NULL) < 0 ||
-	    test_mkdtemp(link_dir, sizeof(link_dir)) < 0)
+	    test_link_pair(link_dir, sizeof(link_dir), &dpu, &host) < 0)
 		return 1;
-	snprintf(args, sizeof(args), "role=dpu,path=%s", link_dir);
-	if (rte_vdev_init("comch_shm_dpu", args) < 0)
-		return 1;
-	snprintf(args, sizeof(args), "role=host,path=%s", link_dir);
-	if (rte_vdev_init("comch_shm_host", args) < 0)
-		return 1;
-	dpu = (int16_t)rte_comch_get_dev_id_by_name("comch_shm_dpu");
-	host = (int16_t)rte_comch_get_dev_id_by_name("comch_shm_host");
 	srv = rte_comch_server_create(dpu, &conf);
 	if (srv == NULL || rte_comch_server_start(srv) < 0)
 		return 1;
