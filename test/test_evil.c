@@ -330,17 +330,42 @@ server_receive(void)
 	return n;
 }
 
-static int
-case_prod_beyond_depth(void)
+static struct shm_ctrl_slot *
+srv_slot(struct evil *e, uint32_t n)
 {
+	return RTE_PTR_ADD(e->srv_mb, sizeof(struct shm_mailbox_hdr) +
+			(size_t)(n % 16) * e->tx.slot_size);
+}
+
+/* Sequence numbers that are not the next one are not messages: nothing is
+ * delivered, the connection stays, and the right one is taken. */
+static int
+case_seq_wrong(void)
+{
+	struct rte_comch_msg m[8];
 	struct evil e;
+	uint32_t k, v = 42;
 
 	CHECK_OK(evil_open(&e, link_dir, srv));
 	poll_for(0.01, NULL);
-	srv_hdr(&e)->rx_prod = 1000000;
-	CHECK_EQ(server_receive(), -ECONNRESET);
-	CHECK_OK(expect_broken("broke the ring protocol"));
+	for (k = 0; k < 16; k++) {
+		srv_slot(&e, k)->len = 4;
+		srv_slot(&e, k)->seq = k == 0 ? 0 : 1; /* 0: not yet; 1: wrong */
+	}
+	srv_slot(&e, 0)->seq = 17;     /* one ring ahead */
+	CHECK_EQ(rte_comch_msg_recv_burst(ev.last_conn, m, 8), 0);
+	srv_slot(&e, 0)->seq = UINT32_MAX;
+	CHECK_EQ(rte_comch_msg_recv_burst(ev.last_conn, m, 8), 0);
+	memcpy(srv_slot(&e, 0)->data, &v, sizeof(v));
+	__atomic_store_n(&srv_slot(&e, 0)->seq, 1, __ATOMIC_RELEASE);
+	CHECK_EQ(rte_comch_msg_recv_burst(ev.last_conn, m, 8), 1);
+	CHECK_EQ(m[0].len, 4);
+	CHECK_EQ(*(const uint32_t *)m[0].data, 42);
+	poll_for(0.01, NULL);
+	CHECK_EQ(ev.disconnects, 0);
 	evil_close(&e);
+	poll_for(5, lost_one);
+	CHECK_EQ(ev.last_err, -ECONNRESET);
 	return 0;
 }
 
@@ -352,9 +377,9 @@ case_len_beyond_max(void)
 
 	CHECK_OK(evil_open(&e, link_dir, srv));
 	poll_for(0.01, NULL);
-	slot = RTE_PTR_ADD(e.srv_mb, sizeof(struct shm_mailbox_hdr));
+	slot = srv_slot(&e, 0);
 	slot->len = SHM_MAX_MSG_SIZE + 1;
-	srv_hdr(&e)->rx_prod = 1;
+	__atomic_store_n(&slot->seq, 1, __ATOMIC_RELEASE);
 	CHECK_EQ(server_receive(), -ECONNRESET);
 	CHECK_OK(expect_broken("broke the ring protocol"));
 	evil_close(&e);
@@ -591,7 +616,7 @@ main(int argc __rte_unused, char **argv)
 		{ "bad_hellos", case_bad_hellos },
 		{ "bytes_after_handshake", case_bytes_after_handshake },
 		{ "hello_again", case_hello_again },
-		{ "prod_beyond_depth", case_prod_beyond_depth },
+		{ "seq_wrong", case_seq_wrong },
 		{ "len_beyond_max", case_len_beyond_max },
 		{ "tx_cons_bogus", case_tx_cons_bogus },
 		{ "bad_consumer_adds", case_bad_consumer_adds },

@@ -5,8 +5,8 @@
 /*
  * Fuzz target: values read from peer-written shared memory. After a valid
  * handshake, the input supplies, in order:
- *   - the server mailbox's rx_prod, four control slot lengths and tx_cons
- *     (the server then receives and sends);
+ *   - four control slots' lengths and sequence numbers and the server
+ *     mailbox's tx_cons (the server then receives and sends);
  *   - a consumer ring of ours the server's producer sends to: post_prod,
  *     claim and four posted-buffer descriptors (offset, length, sequence);
  *   - completion records for the server's consumer: done_seq, len and
@@ -56,8 +56,8 @@ control_rings(struct evil *e, struct input *in)
 			sizeof(*hdr) + (size_t)k * e->tx.slot_size);
 
 		slot->len = (uint32_t)take(in, 4);
+		slot->seq = (uint32_t)take(in, 4);
 	}
-	hdr->rx_prod = (uint32_t)take(in, 4);
 	hdr->tx_cons = (uint32_t)take(in, 4);
 	for (k = 0; k < 3 && fuzz_conn != NULL; k++)
 		rte_comch_msg_recv_burst(fuzz_conn, msgs, 8);

@@ -38,12 +38,14 @@
  *   shared memory comes from its own mailbox, is peer-written, and is
  *   validated against private copies of the geometry before use:
  *
- *     0    rx_prod   peer's producer index into the ring below
+ *     0    reserved  (was a producer index; the slots carry it now)
  *     64   tx_cons   how many of *our* messages (in the peer's mailbox)
  *                    the peer has consumed
  *     128  reserved  (fast-path doorbells)
  *     256  ring      ring_size slots of slot_size bytes:
- *                    { uint32 len; uint32 rsvd; data[max_msg_size] }
+ *                    { uint32 len; uint32 seq; data[max_msg_size] }
+ *                    message n is in slot n & (ring_size - 1), complete
+ *                    once its seq (written last) is n + 1
  *
  *   ring_size = next power of two >= recv_queue_len; the queue holds
  *   exactly recv_queue_len messages. Indices are free-running uint32.
@@ -81,7 +83,7 @@
 #define SHM_DRIVER_NAME comch_shm
 
 #define SHM_PROTO_MAGIC   UINT32_C(0x48434d43) /* "CMCH" */
-#define SHM_PROTO_VERSION 1
+#define SHM_PROTO_VERSION 2
 
 /** Server name storage in protocol messages (NUL included). */
 #define SHM_NAME_MAX 64
@@ -153,7 +155,7 @@ struct shm_msg {
 
 /** Mailbox header: every field written by the peer only. */
 struct shm_mailbox_hdr {
-	uint32_t rx_prod;
+	uint32_t reserved0;
 	uint8_t pad0[RTE_CACHE_LINE_MIN_SIZE - sizeof(uint32_t)];
 	uint32_t tx_cons;
 	uint8_t pad1[RTE_CACHE_LINE_MIN_SIZE - sizeof(uint32_t)];
@@ -163,7 +165,7 @@ struct shm_mailbox_hdr {
 /** One control message slot. */
 struct shm_ctrl_slot {
 	uint32_t len;
-	uint32_t reserved;
+	uint32_t seq;   /**< Message number + 1, written last. */
 	uint8_t data[];
 };
 

@@ -8,11 +8,12 @@
  *
  * Ring protocol (see comch_shm.h for the mailbox layout). For a message
  * from A to B, the ring lives in B's mailbox:
- *   A writes slot[prod & mask] = {len, data}, then rx_prod = prod + 1
- *     (release) into B's mailbox;
- *   B reads rx_prod (acquire) from its own mailbox, checks
- *     0 <= rx_prod - cons <= depth, reads each slot's len once into a
- *     private copy and checks len <= max_msg;
+ *   A writes slot[n & mask] = {len, data}, then the slot's seq = n + 1
+ *     (release);
+ *   B polls the slot at its private index n: seq (acquire) must be
+ *     exactly n + 1, else there is no message yet; it reads len once into
+ *     a private copy and checks len <= max_msg; it looks at most depth
+ *     slots ahead;
  *   B releases consumed slots by writing tx_cons = cons (release) into A's
  *     mailbox; A reads it from its own mailbox and checks it moved forward
  *     by no more than it sent.
@@ -75,7 +76,9 @@ shm_msg_send_op(struct rte_comch_conn *conn, const void *data, uint32_t len)
 	if (len != 0)
 		memcpy(slot->data, data, len);
 	sc->tx_prod++;
-	__atomic_store_n(&sc->remote->rx_prod, sc->tx_prod, __ATOMIC_RELEASE);
+	/* Published by the sequence number in the slot itself: the receiver
+	 * polls one cache line, not an index and then the slot. */
+	__atomic_store_n(&slot->seq, sc->tx_prod, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -85,7 +88,7 @@ shm_msg_recv_burst(struct rte_comch_conn *conn, struct rte_comch_msg *msgs,
 {
 	struct shm_conn *sc = conn->drv;
 	const struct shm_ctrl_slot *slot;
-	uint32_t prod, avail, len, i;
+	uint32_t max, len, i;
 
 	if (unlikely(sc->broken))
 		return -ECONNRESET;
@@ -95,18 +98,16 @@ shm_msg_recv_burst(struct rte_comch_conn *conn, struct rte_comch_msg *msgs,
 		__atomic_store_n(&sc->remote->tx_cons, sc->rx_cons,
 				__ATOMIC_RELEASE);
 	}
-	prod = __atomic_load_n(&sc->local->rx_prod, __ATOMIC_ACQUIRE);
-	avail = prod - sc->rx_cons;
-	if (unlikely(avail > sc->rx.depth)) {
-		sc->broken = -EPROTO;
-		return -ECONNRESET;
-	}
-	if (avail == 0)
-		return sc->peer_gone ? -ECONNRESET : 0;
-	if (avail > nb_msgs)
-		avail = nb_msgs;
-	for (i = 0; i < avail; i++) {
+	/* Message n sits in slot n & mask with seq n + 1. Whatever the peer
+	 * writes, at most depth slots from our private index are looked at,
+	 * and a slot whose seq is not exactly the expected one is simply not
+	 * a message (yet). */
+	max = RTE_MIN((uint32_t)nb_msgs, sc->rx.depth);
+	for (i = 0; i < max; i++) {
 		slot = shm_slot(sc->local, &sc->rx, sc->rx_cons + i);
+		if (__atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE) !=
+		    sc->rx_cons + i + 1)
+			break;
 		len = __atomic_load_n(&slot->len, __ATOMIC_RELAXED);
 		if (unlikely(len > sc->rx.max_msg)) {
 			sc->broken = -EPROTO;
@@ -116,7 +117,7 @@ shm_msg_recv_burst(struct rte_comch_conn *conn, struct rte_comch_msg *msgs,
 		msgs[i].len = len;
 	}
 	sc->rx_held = i;
-	if (unlikely(i == 0 && sc->broken))
+	if (unlikely(i == 0 && (sc->broken || sc->peer_gone)))
 		return -ECONNRESET;
 	return (int)i;
 }
