@@ -22,6 +22,7 @@ if [ "${1:-}" = "--sanitize" ]; then
 		{ cat build-asan/ninja.log; exit 1; }
 	# Any report fails the test that caused it.
 	export ASAN_OPTIONS=abort_on_error=1:halt_on_error=1:detect_leaks=1
+	export LSAN_OPTIONS=suppressions=$PWD/test/lsan.supp:print_suppressions=0
 	export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1
 	exec meson test -C build-asan --print-errorlogs "$@"
 fi

@@ -83,6 +83,8 @@ rte_comch_mem_create(int16_t dev_id, size_t size, int socket_id)
 		rte_errno = EINVAL;
 		return NULL;
 	}
+	if (comch_secondary_refuses("registered memory"))
+		return NULL;
 	rte_comch_info_get(dev_id, &info);
 	if (!(info.caps.flags & RTE_COMCH_CAPA_CONSUMER)) {
 		COMCH_LOG(ERR, "mem: device %s has no consumers", info.dev_name);

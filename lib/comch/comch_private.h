@@ -78,6 +78,10 @@ void comch_registry_del_server(struct rte_comch_server *srv);
 void comch_registry_add_client(struct rte_comch_client *cli);
 void comch_registry_del_client(struct rte_comch_client *cli);
 
+/** In a secondary process: log that @p what is the primary's and set
+ * rte_errno to ENOTSUP; returns true then. */
+bool comch_secondary_refuses(const char *what);
+
 /** Point a device's fast-path slot back at the dummy functions. */
 void comch_fp_ops_reset(int16_t dev_id);
 

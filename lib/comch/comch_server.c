@@ -103,6 +103,8 @@ rte_comch_server_create(int16_t dev_id, const struct rte_comch_server_conf *conf
 		rte_errno = EINVAL;
 		return NULL;
 	}
+	if (comch_secondary_refuses("server"))
+		return NULL;
 	max_msg = conf->max_msg_size;
 	rq = conf->recv_queue_len;
 	dev = comch_obj_check(dev_id, RTE_COMCH_CAPA_SERVER, "server",

@@ -58,6 +58,17 @@ comch_dev_data_prepare(void)
 	return 0;
 }
 
+bool
+comch_secondary_refuses(const char *what)
+{
+	if (rte_eal_process_type() == RTE_PROC_PRIMARY)
+		return false;
+	COMCH_LOG(ERR, "%s: not supported in a secondary process yet; the primary process owns servers, clients and their connections (devices, capabilities and telemetry work here)",
+		what);
+	rte_errno = ENOTSUP;
+	return true;
+}
+
 struct rte_comch_dev *
 comch_dev_get(int16_t dev_id)
 {

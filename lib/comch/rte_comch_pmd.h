@@ -27,6 +27,17 @@
  * Multi-process: struct rte_comch_dev_data lives in a memzone shared by all
  * processes and holds no pointers into per-process memory and no fds;
  * struct rte_comch_dev (ops, per-process driver state) is per process.
+ * Today a secondary attaches to devices for queries only; object creation
+ * is refused (comch_secondary_refuses()). Design for producers and
+ * consumers in a secondary, on a connection the primary established:
+ * connections, producers, consumers and remote-consumer entries are
+ * already in rte_malloc memory (same address in every process) while fds
+ * and mappings are per process; a secondary finds a connection in a shared
+ * table by id, asks the primary over rte_mp to announce its consumer
+ * (CONSUMER_ADD with the secondary's two fds) and for the fds of a remote
+ * consumer it sends to (the primary keeps them open), maps them into a
+ * per-process cache, and registers its pid so the primary reclaims its
+ * objects (and tells the peer) when it dies.
  */
 
 #include <sys/queue.h>

@@ -22,6 +22,7 @@
 #include <rte_kvargs.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_memzone.h>
 #include <rte_string_fns.h>
 
 #include "comch_shm_priv.h"
@@ -258,6 +259,8 @@ shm_parse_devargs(const char *devname, const char *args, struct shm_devargs *da)
 	return 0;
 }
 
+static void shm_cfg_free(struct rte_comch_dev *cdev);
+
 /* ------------------------------------------------------------ dev ops */
 
 static int
@@ -311,11 +314,14 @@ shm_dev_close(struct rte_comch_dev *cdev)
 		if (!TAILQ_EMPTY(&sd->reps[i].servers))
 			SHM_LOG(WARNING, "%s: closing with servers on %s still created; destroy them first",
 				cdev->data->dev_name, sd->reps[i].name);
-		if (sd->role == RTE_COMCH_ROLE_DPU)
+		if (sd->role == RTE_COMCH_ROLE_DPU &&
+		    rte_eal_process_type() == RTE_PROC_PRIMARY)
 			shm_rep_close(&sd->reps[i]);
 	}
 	free(sd);
 	cdev->process_private = NULL;
+	if (rte_eal_process_type() == RTE_PROC_PRIMARY)
+		shm_cfg_free(cdev);
 	return 0;
 }
 
@@ -356,34 +362,97 @@ static const struct rte_comch_dev_ops shm_dev_ops = {
 
 /* -------------------------------------------------------- probe/remove */
 
+/*
+ * The parsed devargs are kept in a memzone per device (no pointers in it),
+ * because a secondary process gets the primary's vdevs by name only: it
+ * attaches to the shared device data and reads the configuration from
+ * there. The primary owns the link (sockets, interrupt handlers).
+ */
+static void
+shm_cfg_name(char *buf, size_t size, int16_t dev_id)
+{
+	snprintf(buf, size, "comch_shm_cfg_%d", dev_id);
+}
+
+static int
+shm_cfg_publish(struct rte_comch_dev *cdev, const struct shm_devargs *da)
+{
+	const struct rte_memzone *mz;
+	char mzname[RTE_MEMZONE_NAMESIZE];
+
+	shm_cfg_name(mzname, sizeof(mzname), cdev->data->dev_id);
+	mz = rte_memzone_lookup(mzname);
+	if (mz == NULL)
+		mz = rte_memzone_reserve(mzname, sizeof(*da), SOCKET_ID_ANY, 0);
+	if (mz == NULL)
+		return -rte_errno;
+	memcpy(mz->addr, da, sizeof(*da));
+	return 0;
+}
+
+static int
+shm_cfg_fetch(struct rte_comch_dev *cdev, struct shm_devargs *da)
+{
+	const struct rte_memzone *mz;
+	char mzname[RTE_MEMZONE_NAMESIZE];
+
+	shm_cfg_name(mzname, sizeof(mzname), cdev->data->dev_id);
+	mz = rte_memzone_lookup(mzname);
+	if (mz == NULL)
+		return -ENODEV;
+	memcpy(da, mz->addr, sizeof(*da));
+	/* Shared memory: check what we copied as we would devargs. */
+	if ((da->role != RTE_COMCH_ROLE_DPU && da->role != RTE_COMCH_ROLE_HOST) ||
+	    da->nb_functions == 0 || da->nb_functions > SHM_MAX_FUNCTIONS ||
+	    memchr(da->path, '\0', sizeof(da->path)) == NULL)
+		return -EINVAL;
+	return 0;
+}
+
+static void
+shm_cfg_free(struct rte_comch_dev *cdev)
+{
+	char mzname[RTE_MEMZONE_NAMESIZE];
+
+	shm_cfg_name(mzname, sizeof(mzname), cdev->data->dev_id);
+	rte_memzone_free(rte_memzone_lookup(mzname));
+}
+
 static int
 shm_probe(struct rte_vdev_device *vdev)
 {
 	const char *name = rte_vdev_device_name(vdev);
+	bool primary = rte_eal_process_type() == RTE_PROC_PRIMARY;
 	struct shm_devargs da;
 	struct rte_comch_dev *cdev;
 	struct shm_dev *sd;
 	int numa, ret;
 	uint16_t i;
 
-	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
-		SHM_LOG(ERR, "%s: secondary processes are not supported yet; run this process as a primary",
-			name);
-		return -ENOTSUP;
+	if (primary) {
+		ret = shm_parse_devargs(name, rte_vdev_device_args(vdev), &da);
+		if (ret < 0)
+			return ret;
 	}
-	ret = shm_parse_devargs(name, rte_vdev_device_args(vdev), &da);
-	if (ret < 0)
-		return ret;
-
 	numa = vdev->device.numa_node;
 	if (numa < 0)
 		numa = (int)rte_socket_id();
 	cdev = rte_comch_pmd_allocate(name, numa);
 	if (cdev == NULL)
 		return -rte_errno;
+	ret = primary ? shm_cfg_publish(cdev, &da) : shm_cfg_fetch(cdev, &da);
+	if (ret < 0) {
+		SHM_LOG(ERR, "%s: cannot %s the device configuration: %s", name,
+			primary ? "share" : "read the primary's",
+			rte_strerror(-ret));
+		rte_comch_pmd_release(cdev);
+		return ret;
+	}
 	/* Per-process state (fds, interrupt handles): process memory. */
 	sd = calloc(1, sizeof(*sd));
 	if (sd == NULL) {
+		if (primary)
+			shm_cfg_free(cdev);
 		rte_comch_pmd_release(cdev);
 		return -ENOMEM;
 	}
@@ -411,7 +480,8 @@ shm_probe(struct rte_vdev_device *vdev)
 	cdev->process_private = sd;
 	cdev->data->role = (uint8_t)da.role;
 
-	if (sd->role == RTE_COMCH_ROLE_DPU) {
+	if (sd->role == RTE_COMCH_ROLE_DPU &&
+	    rte_eal_process_type() == RTE_PROC_PRIMARY) {
 		for (i = 0; i < sd->nb_reps; i++) {
 			ret = shm_rep_listen(&sd->reps[i]);
 			if (ret < 0) {
@@ -422,9 +492,11 @@ shm_probe(struct rte_vdev_device *vdev)
 	}
 	cdev->dev_ops = &shm_dev_ops;
 	rte_comch_pmd_probing_finish(cdev);
-	SHM_LOG(INFO, "%s: role %s, %u function(s) from %s, sockets in %s",
+	SHM_LOG(INFO, "%s: role %s, %u function(s) from %s, sockets in %s%s",
 		name, sd->role == RTE_COMCH_ROLE_DPU ? "dpu" : "host",
-		sd->nb_reps, sd->reps[0].name, sd->path);
+		sd->nb_reps, sd->reps[0].name, sd->path,
+		rte_eal_process_type() == RTE_PROC_PRIMARY ? "" :
+		" (secondary process: attached to the primary's device)");
 	return 0;
 err:
 	shm_dev_close(cdev);
