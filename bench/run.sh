@@ -26,7 +26,8 @@ mkdir -p "$OUT"
 [ -x "$PEERS_DIR/run_peers.sh" ] || { echo "bench: no peers at $PEERS_DIR"; exit 1; }
 # the plots need gnuplot (the peers script installs its own tools)
 if ! command -v gnuplot >/dev/null && [ "$(id -u)" -eq 0 ]; then
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q gnuplot-nox > /dev/null 2>&1 ||
+	{ apt-get update -q > /dev/null 2>&1
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q gnuplot-nox > /dev/null 2>&1; } ||
 		echo "# bench: cannot install gnuplot-nox; no plots" >&2
 fi
 

@@ -22,7 +22,9 @@ if ! command -v clang-14 >/dev/null ||
 		echo "fuzz: needs clang-14 and libclang-rt-14-dev (apt-get install as root)"
 		exit 2
 	fi
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q clang-14 \
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q > /dev/null
+	apt-get install -y -q --no-install-recommends clang-14 \
 		libclang-rt-14-dev > /dev/null || exit 2
 fi
 if [ ! -f build-fuzz/build.ninja ]; then
