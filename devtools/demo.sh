@@ -19,7 +19,7 @@ P=build/app/dpdk-comch-perf
 link=$(mktemp -d /tmp/comch-demo.XXXXXX)
 srv_pid=
 trap '[ -n "$srv_pid" ] && kill $srv_pid 2>/dev/null; rm -rf "$link"' EXIT
-EAL="--no-pci --no-huge -m 256 --log-level=lib.eal:warning --log-level=lib.telemetry:warning --log-level=pmd.comch.shm:warning --log-level=lib.comch:warning"
+EAL="--no-pci --no-huge -m 256 --no-telemetry --log-level=lib.eal:warning --log-level=pmd.comch.shm:warning --log-level=lib.comch:warning"
 
 echo "== control path: DPU and host processes exchange messages"
 $B/dpdk-comch-ctrl-server -l 0 $EAL --file-prefix comch-demo-dpu \
