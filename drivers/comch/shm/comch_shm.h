@@ -27,8 +27,9 @@
  *             + mailbox fd                       validates, maps, answers
  *         or  REJECT(errno, reason)
  *
- *   After ACCEPT the socket carries nothing: its only job is liveness (EOF
- *   = peer gone; any byte = protocol violation). Messages never cross it.
+ *   After ACCEPT the socket carries only consumer announcements
+ *   (CONSUMER_ADD/DEL, below) and liveness: EOF = peer gone; anything
+ *   else = protocol violation. Messages never cross it.
  *
  * Mailbox (one memfd per side per connection, sealed against resizing):
  *
