@@ -349,9 +349,10 @@ __rte_experimental
 int rte_comch_server_start(struct rte_comch_server *srv);
 
 /**
- * Stop the server: stop accepting, disconnect every connection (clients are
- * notified, disconnect_cb is invoked for each, then each connection is
- * released) and return to idle.
+ * Stop the server: stop accepting, disconnect and release every connection
+ * (clients are notified; disconnect_cb is not called, the application
+ * asked for it) and return to idle. Connection pointers are invalid
+ * afterwards.
  *
  * @param srv
  *   The server.
