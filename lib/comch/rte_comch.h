@@ -325,7 +325,8 @@ int rte_comch_rep_name(int16_t dev_id, uint16_t rep_id, char *buf,
  * @return
  *   The server, or NULL with rte_errno set to:
  *   - EINVAL: NULL argument, invalid device, empty name or bad rep_id;
- *   - ENOTSUP: the device cannot host servers (host role);
+ *   - ENOTSUP: the device cannot host servers (host role), or this is a
+ *     secondary process;
  *   - ENAMETOOLONG: name does not fit in caps.max_name_len (NUL included);
  *   - ERANGE: max_msg_size or recv_queue_len beyond the capability;
  *   - EEXIST: a server of that name already exists on (device, rep);
@@ -440,7 +441,8 @@ uint32_t rte_comch_server_conn_count(const struct rte_comch_server *srv);
  * @return
  *   The client, or NULL with rte_errno set to:
  *   - EINVAL: NULL argument, invalid device or empty name;
- *   - ENOTSUP: the device cannot host clients (DPU role);
+ *   - ENOTSUP: the device cannot host clients (DPU role), or this is a
+ *     secondary process;
  *   - ENAMETOOLONG: name does not fit in caps.max_name_len;
  *   - ERANGE: max_msg_size or recv_queue_len beyond the capability;
  *   - ENOMEM: out of memory.
@@ -731,8 +733,8 @@ struct rte_comch_completion {
  *   NUMA socket to place it on (SOCKET_ID_ANY allowed).
  * @return
  *   The memory, or NULL with rte_errno set: EINVAL (bad device, size 0),
- *   ENOTSUP (device without consumers), ERANGE (size beyond the
- *   capability), ENOMEM.
+ *   ENOTSUP (device without consumers, or a secondary process), ERANGE
+ *   (size beyond the capability), ENOMEM.
  */
 __rte_experimental
 struct rte_comch_mem *rte_comch_mem_create(int16_t dev_id, size_t size,
