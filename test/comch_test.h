@@ -117,9 +117,8 @@ test_eal_init(const char *prog, const char *prefix, const char *lcores,
 	return ret;
 }
 
-/* Open file descriptors of this process (leak checks). */
 static inline int
-test_count_fds(void)
+test_count_fds_once(void)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *de;
@@ -131,6 +130,26 @@ test_count_fds(void)
 		n += de->d_name[0] != '.';
 	closedir(d);
 	return n - 1; /* the DIR's own fd */
+}
+
+/*
+ * Open file descriptors of this process (leak checks). /proc/self/fd is not
+ * read atomically, and the EAL interrupt thread replaces its epoll fd each
+ * time a callback is registered or removed (the DPU side does so for every
+ * socket it accepts): one reading can count the old and the new fd, or
+ * neither. Read until two readings agree. Checks that wait for the count
+ * to come back keep the reading that matched.
+ */
+static inline int
+test_count_fds(void)
+{
+	int n = test_count_fds_once(), prev;
+
+	do {
+		prev = n;
+		n = test_count_fds_once();
+	} while (n != prev);
+	return n;
 }
 
 /* Resident memory of this process in KiB. */

@@ -153,7 +153,8 @@ raw_answer(struct evil *e, struct rte_comch_server *srv, int *reject_err)
 	return e->srv_mb == MAP_FAILED ? -1 : SHM_MSG_ACCEPT;
 }
 
-/* A complete, valid handshake with server "evil" of the DPU at @p dir,
+/* A complete, valid handshake with server "evil" of the DPU at @p dir
+ * (the server has reported the connection when this returns),
  * whose poll is driven by this function. */
 static inline int
 evil_open(struct evil *e, const char *dir, struct rte_comch_server *srv)

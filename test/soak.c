@@ -436,12 +436,14 @@ main(int argc, char **argv)
 			rte_comch_client_stop(clients[i].cli);
 	}
 	end = test_deadline(5);
-	while (!test_expired(end) && (rte_comch_server_conn_count(srv) != 0 ||
-				      test_count_fds() != fds0)) {
+	for (;;) {
+		fds1 = test_count_fds(); /* keep the settled reading */
+		if ((rte_comch_server_conn_count(srv) == 0 && fds1 == fds0) ||
+		    test_expired(end))
+			break;
 		rte_comch_server_poll(srv);
 		server_work();
 	}
-	fds1 = test_count_fds();
 	rss1 = test_rss_kib();
 	printf("soak: %" PRIu64 " connects, %" PRIu64 " disconnects, %" PRIu64
 	       " consumers\n", tot.connects, tot.disconnects, tot.consumers);

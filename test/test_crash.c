@@ -404,7 +404,7 @@ test_kill_hosts(void)
 		.connect_cb = on_connect, .disconnect_cb = on_disconnect,
 		.consumer_event_cb = on_consumer };
 	struct host_killer k = { 0 };
-	int fds0, i, connected = 0;
+	int fds0, fds, i, connected = 0;
 	long rss10 = 0, rss;
 	uint64_t dl;
 	pid_t pid;
@@ -434,9 +434,9 @@ test_kill_hosts(void)
 		/* accepted sockets still waiting for HELLO are dropped by the
 		 * interrupt thread; give it a moment */
 		dl = test_deadline(2);
-		while (test_count_fds() != fds0 && !test_expired(dl))
+		while ((fds = test_count_fds()) != fds0 && !test_expired(dl))
 			rte_comch_server_poll(k.srv);
-		CHECK_EQ(test_count_fds(), fds0);
+		CHECK_EQ(fds, fds0);
 		rss = test_rss_kib();
 		if (i == 9)
 			rss10 = rss;
