@@ -81,8 +81,7 @@ poll_for(double seconds, bool (*done)(void))
 }
 
 /* Poll until this process holds @p want fds again (the DPU let go of a
- * socket it accepted); failure guard 5 s. Returns the count last seen, not
- * a fresh one: see test_count_fds() for why a second read may be off. */
+ * socket it accepted); failure guard 5 s. Returns the count last seen. */
 static int
 wait_fds(int want)
 {
