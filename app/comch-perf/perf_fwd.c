@@ -125,32 +125,6 @@ fwd_fill_ops(const struct perf_session *s, struct rte_comch_send_op *ops)
 			.len = s->size };
 }
 
-static int
-fwd_fp_tput(struct perf_fwd *f)
-{
-	struct perf_session *s = f->s;
-	struct rte_comch_send_op ops[1024];
-	uint64_t sent;
-	unsigned int i;
-	int n;
-
-	fwd_fill_ops(s, ops);
-	do {
-		sent = 0;
-		for (i = 0; i < f->nb_streams; i++) {
-			struct perf_stream *st = f->streams[i];
-
-			n = rte_comch_producer_send_burst(st->prod,
-					st->peer_consumer, ops, (uint16_t)s->burst);
-			if (n < 0)
-				return n;
-			st->sent += (uint64_t)n;
-			sent += (uint64_t)n;
-		}
-	} while (fwd_step(f, rte_rdtsc(), sent, 0));
-	return 0;
-}
-
 /* Take completions of a stream's own consumer and repost the buffers. */
 static inline int
 fwd_fp_rx(struct perf_stream *st, uint16_t max)
@@ -211,8 +185,10 @@ fwd_fp_lat(struct perf_fwd *f)
 	return 0;
 }
 
+/* Streaming tests: send bursts on every stream; fp-bidir also takes in
+ * and reposts what the peer streams back. */
 static int
-fwd_fp_bidir(struct perf_fwd *f)
+fwd_fp_stream(struct perf_fwd *f, bool bidir)
 {
 	struct perf_session *s = f->s;
 	struct rte_comch_send_op ops[1024];
@@ -233,6 +209,8 @@ fwd_fp_bidir(struct perf_fwd *f)
 				return n;
 			st->sent += (uint64_t)n;
 			sent += (uint64_t)n;
+			if (!bidir)
+				continue;
 			n = fwd_fp_rx(st, (uint16_t)s->burst);
 			if (n < 0)
 				return n;
@@ -240,6 +218,18 @@ fwd_fp_bidir(struct perf_fwd *f)
 		}
 	} while (fwd_step(f, rte_rdtsc(), sent, rx));
 	return 0;
+}
+
+static int
+fwd_fp_tput(struct perf_fwd *f)
+{
+	return fwd_fp_stream(f, false);
+}
+
+static int
+fwd_fp_bidir(struct perf_fwd *f)
+{
+	return fwd_fp_stream(f, true);
 }
 
 typedef int (*fwd_engine_t)(struct perf_fwd *f);
