@@ -545,6 +545,85 @@ case_corrupt_posts(void)
 	return 0;
 }
 
+/* The CONSUMER_ADD the server sends when a consumer of it starts: its
+ * ring, mapped (written to @p ring, size in *@p ring_size), and its fds
+ * (to close). */
+static int
+evil_consumer_ring(struct evil *e, void **ring, size_t *ring_size, int *fds)
+{
+	char cbuf[CMSG_SPACE(2 * sizeof(int))];
+	struct shm_msg m;
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	uint64_t dl = test_deadline(5);
+	int n;
+
+	do
+		n = (int)recvmsg(e->sock, &mh, MSG_DONTWAIT);
+	while (n < 0 && errno == EAGAIN && !test_expired(dl));
+	CHECK_EQ(n, (int)sizeof(m));
+	CHECK_EQ(m.type, SHM_MSG_CONSUMER_ADD);
+	memcpy(fds, CMSG_DATA(CMSG_FIRSTHDR(&mh)), 2 * sizeof(int));
+	*ring_size = m.consumer.ring_size;
+	*ring = mmap(NULL, *ring_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			fds[0], 0);
+	CHECK(*ring != MAP_FAILED, "map ring");
+	return 0;
+}
+
+/* A started consumer of the server with @p nb_posts buffers of 64 bytes
+ * posted, and its ring as we (its peer) see it. */
+struct evil_cons {
+	struct evil e;
+	struct rte_comch_mem *mem;
+	struct rte_comch_consumer *cons;
+	struct shm_post_slot *slots;
+	void *ring;
+	size_t ring_size;
+	int fds[2];
+};
+
+static int
+evil_cons_open(struct evil_cons *x, uint32_t nb_posts, uint32_t imm)
+{
+	struct rte_comch_consumer_conf cc = { .nb_posts = nb_posts,
+		.imm_data_len = imm };
+	uint32_t len = 64, i;
+	void *buf;
+
+	memset(&ev, 0, sizeof(ev));
+	CHECK_OK(evil_open(&x->e, link_dir, srv));
+	x->mem = rte_comch_mem_create(dpu, 4096, SOCKET_ID_ANY);
+	cc.mem = x->mem;
+	x->cons = rte_comch_consumer_create(ev.last_conn, &cc);
+	CHECK(x->cons != NULL && rte_comch_consumer_start(x->cons) == 0,
+		"consumer");
+	for (i = 0; i < nb_posts; i++) {
+		buf = (uint8_t *)rte_comch_mem_addr(x->mem) + i * 64;
+		CHECK_EQ(rte_comch_consumer_post_burst(x->cons, &buf, &len, 1), 1);
+	}
+	CHECK_OK(evil_consumer_ring(&x->e, &x->ring, &x->ring_size, x->fds));
+	x->slots = RTE_PTR_ADD(x->ring, sizeof(struct shm_cons_hdr));
+	return 0;
+}
+
+/* Destroy the consumer, hang up, and check the server let go of the
+ * connection. */
+static int
+evil_cons_close(struct evil_cons *x)
+{
+	CHECK_OK(rte_comch_consumer_destroy(x->cons));
+	CHECK_OK(rte_comch_mem_destroy(x->mem));
+	munmap(x->ring, x->ring_size);
+	close(x->fds[0]);
+	close(x->fds[1]);
+	evil_close(&x->e);
+	poll_for(5, lost_one);
+	CHECK_OK(expect_released());
+	return 0;
+}
+
 /* The server's consumer: we act as a producer writing completions with a
  * length beyond the posted buffer, or immediate data beyond the maximum. */
 static int
@@ -553,65 +632,68 @@ case_corrupt_completions(void)
 	unsigned int k;
 
 	for (k = 0; k < 2; k++) {
-		struct rte_comch_consumer_conf cc = { .nb_posts = 4 };
 		struct rte_comch_completion cpl[4];
-		struct rte_comch_consumer *cons;
-		struct rte_comch_mem *mem;
-		struct shm_post_slot *slots;
-		struct evil e;
-		char cbuf[CMSG_SPACE(2 * sizeof(int))];
-		struct shm_msg m;
-		struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			.msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-		uint32_t len = 64;
-		int fds[2] = { -1, -1 }, n;
-		void *buf, *ring;
-		uint64_t dl;
+		struct evil_cons x;
 
 		printf("    completion %s\n", k == 0 ? "len beyond the buffer" :
 			"imm_len beyond the maximum");
-		memset(&ev, 0, sizeof(ev));
-		CHECK_OK(evil_open(&e, link_dir, srv));
-		mem = rte_comch_mem_create(dpu, 4096, SOCKET_ID_ANY);
-		cc.mem = mem;
-		cc.imm_data_len = 8;
-		cons = rte_comch_consumer_create(ev.last_conn, &cc);
-		CHECK(cons != NULL && rte_comch_consumer_start(cons) == 0,
-			"consumer");
-		buf = rte_comch_mem_addr(mem);
-		CHECK_EQ(rte_comch_consumer_post_burst(cons, &buf, &len, 1), 1);
-		/* the CONSUMER_ADD arrives on our socket with the ring */
-		dl = test_deadline(5);
-		do
-			n = (int)recvmsg(e.sock, &mh, MSG_DONTWAIT);
-		while (n < 0 && errno == EAGAIN && !test_expired(dl));
-		CHECK_EQ(n, (int)sizeof(m));
-		CHECK_EQ(m.type, SHM_MSG_CONSUMER_ADD);
-		memcpy(fds, CMSG_DATA(CMSG_FIRSTHDR(&mh)), sizeof(fds));
-		ring = mmap(NULL, m.consumer.ring_size, PROT_READ | PROT_WRITE,
-				MAP_SHARED, fds[0], 0);
-		CHECK(ring != MAP_FAILED, "map ring");
-		slots = RTE_PTR_ADD(ring, sizeof(struct shm_cons_hdr));
-		slots[0].len = k == 0 ? 65 : 1;
-		slots[0].imm_len = k == 0 ? 0 : 9;
-		__atomic_store_n(&slots[0].done_seq, 1, __ATOMIC_RELEASE);
-		n = rte_comch_consumer_poll_burst(cons, cpl, 4);
-		CHECK_EQ(n, -ECONNRESET);
+		CHECK_OK(evil_cons_open(&x, 1, 8));
+		x.slots[0].len = k == 0 ? 65 : 1;
+		x.slots[0].imm_len = k == 0 ? 0 : 9;
+		__atomic_store_n(&x.slots[0].done_seq, 1, __ATOMIC_RELEASE);
+		CHECK_EQ(rte_comch_consumer_poll_burst(x.cons, cpl, 4),
+			-ECONNRESET);
 		CHECK_OK(expect_broken("broke the ring protocol"));
 		/* teardown still completes: the buffer comes back cancelled */
-		CHECK_OK(rte_comch_consumer_stop(cons));
-		CHECK_EQ(rte_comch_consumer_poll_burst(cons, cpl, 4), 1);
+		CHECK_OK(rte_comch_consumer_stop(x.cons));
+		CHECK_EQ(rte_comch_consumer_poll_burst(x.cons, cpl, 4), 1);
 		CHECK_EQ(cpl[0].status, -ECANCELED);
-		CHECK_EQ(rte_comch_consumer_state(cons), RTE_COMCH_STATE_IDLE);
-		CHECK_OK(rte_comch_consumer_destroy(cons));
-		CHECK_OK(rte_comch_mem_destroy(mem));
-		CHECK_OK(expect_released());
-		munmap(ring, m.consumer.ring_size);
-		close(fds[0]);
-		close(fds[1]);
-		evil_close(&e);
+		CHECK_EQ(rte_comch_consumer_state(x.cons), RTE_COMCH_STATE_IDLE);
+		CHECK_OK(evil_cons_close(&x));
 	}
+	return 0;
+}
+
+/* The server's consumer: the peer gives buffers up (abort_seq, written by
+ * the producing side for a producer that died). Only the exact index + 1
+ * does anything: the buffer comes back unfilled, in order, and the
+ * connection carries on. */
+static int
+case_abort_seq(void)
+{
+	static const uint32_t wrong[] = { 0, 2, UINT32_MAX, 0x80000001 };
+	struct rte_comch_completion cpl[4];
+	struct evil_cons x;
+	unsigned int k;
+
+	CHECK_OK(evil_cons_open(&x, 2, 8));
+	for (k = 0; k < RTE_DIM(wrong); k++) {
+		__atomic_store_n(&x.slots[0].abort_seq, wrong[k],
+				__ATOMIC_RELEASE);
+		CHECK_EQ(rte_comch_consumer_poll_burst(x.cons, cpl, 4), 0);
+	}
+	/* slot 0 given up, slot 1 filled: both come back, in order */
+	__atomic_store_n(&x.slots[0].abort_seq, 1, __ATOMIC_RELEASE);
+	x.slots[1].len = 5;
+	x.slots[1].producer_id = 3;
+	__atomic_store_n(&x.slots[1].done_seq, 2, __ATOMIC_RELEASE);
+	CHECK_EQ(rte_comch_consumer_poll_burst(x.cons, cpl, 4), 2);
+	CHECK_EQ(cpl[0].status, -ECANCELED);
+	CHECK_EQ(cpl[0].len, 0);
+	CHECK(cpl[0].buf == rte_comch_mem_addr(x.mem), "the first buffer");
+	CHECK_EQ(cpl[1].status, 0);
+	CHECK_EQ(cpl[1].len, 5);
+	CHECK_EQ(cpl[1].producer_id, 3);
+	CHECK_EQ(ev.disconnects, 0);
+	/* a later use of slot 0 is not given up by the stale mark */
+	CHECK_EQ(rte_comch_consumer_post_burst(x.cons, &cpl[0].buf,
+		(const uint32_t[]){ 64 }, 1), 1);
+	CHECK_EQ(rte_comch_consumer_poll_burst(x.cons, cpl, 4), 0);
+	CHECK_OK(rte_comch_consumer_stop(x.cons));
+	CHECK_EQ(rte_comch_consumer_poll_burst(x.cons, cpl, 4), 1);
+	CHECK_EQ(cpl[0].status, -ECANCELED);
+	CHECK_EQ(rte_comch_consumer_state(x.cons), RTE_COMCH_STATE_IDLE);
+	CHECK_OK(evil_cons_close(&x));
 	return 0;
 }
 
@@ -631,6 +713,7 @@ main(int argc __rte_unused, char **argv)
 		{ "bad_consumer_adds", case_bad_consumer_adds },
 		{ "corrupt_posts", case_corrupt_posts },
 		{ "corrupt_completions", case_corrupt_completions },
+		{ "abort_seq", case_abort_seq },
 	};
 	struct rte_comch_server_conf conf = { .name = "evil",
 		.connect_cb = on_connect, .disconnect_cb = on_disconnect,

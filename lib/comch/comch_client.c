@@ -108,12 +108,10 @@ rte_comch_client_stop(struct rte_comch_client *cli)
 			cli->server_name, rte_comch_state_name(cli->state));
 		return -EBUSY;
 	}
-	if (cli->conn != NULL && comch_conn_close_begin(cli->conn) < 0) {
-		COMCH_LOG(ERR, "client of %s: cannot stop, connection %u has %u producers/consumers; destroy them first",
-			cli->server_name, cli->conn->id,
-			cli->conn->nb_fp_objects);
+	if (cli->conn != NULL &&
+	    comch_conn_close_begin(cli->conn, cli->server_name,
+			"stop the client") < 0)
 		return -EBUSY;
-	}
 	if (cli->flags & COMCH_F_IN_POLL) {
 		/* Inside a callback: stop when the poll returns. */
 		cli->flags |= COMCH_F_STOP_PENDING;

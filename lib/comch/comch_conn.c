@@ -25,6 +25,8 @@ rte_comch_conn_user_data_set(struct rte_comch_conn *conn, uint64_t user_data)
 {
 	if (conn == NULL)
 		return -EINVAL;
+	if (comch_secondary_refuses("connection user data (set)"))
+		return -ENOTSUP;
 	conn->user_data = user_data;
 	return 0;
 }
@@ -53,11 +55,14 @@ rte_comch_conn_stats_get(struct rte_comch_conn *conn,
 {
 	if (conn == NULL || stats == NULL)
 		return -EINVAL;
+	if (comch_in_secondary)
+		return comch_mp_conn_stats(conn, stats);
 	stats->msgs_sent = conn->msgs_sent;
 	stats->bytes_sent = conn->bytes_sent;
 	stats->msgs_recv = conn->msgs_recv;
 	stats->bytes_recv = conn->bytes_recv;
-	stats->msgs_in_flight = conn->dev->dev_ops->conn_in_flight(conn);
+	stats->msgs_in_flight =
+		comch_dev_get(conn->dev_id)->dev_ops->conn_in_flight(conn);
 	return 0;
 }
 
@@ -66,6 +71,8 @@ rte_comch_conn_stats_reset(struct rte_comch_conn *conn)
 {
 	if (conn == NULL)
 		return -EINVAL;
+	if (comch_secondary_refuses("connection statistics reset"))
+		return -ENOTSUP;
 	conn->msgs_sent = 0;
 	conn->bytes_sent = 0;
 	conn->msgs_recv = 0;
@@ -75,10 +82,15 @@ rte_comch_conn_stats_reset(struct rte_comch_conn *conn)
 
 /* Send and receive are allowed while running, and while stopping so that
  * what was queued before the peer left can still be drained; a connection
- * the application released (pending release inside a poll) is gone. */
+ * the application released (pending release inside a poll) is gone. The
+ * control rings are the primary's. */
 static inline int
 comch_conn_usable(const struct rte_comch_conn *conn)
 {
+	if (unlikely(comch_in_secondary)) {
+		comch_secondary_refuses("control messages");
+		return -ENOTSUP;
+	}
 	if (unlikely(conn->flags & COMCH_F_RELEASE_PENDING))
 		return -ENOTCONN;
 	if (unlikely(!comch_state_allows(conn->state, COMCH_OP_SEND)))
@@ -100,7 +112,7 @@ rte_comch_msg_send(struct rte_comch_conn *conn, const void *data, uint32_t len)
 		return ret;
 	if (unlikely(conn->state == RTE_COMCH_STATE_STOPPING))
 		return -ECONNRESET;
-	ret = conn->dev->dev_ops->msg_send(conn, data, len);
+	ret = rte_comch_devices[conn->dev_id].dev_ops->msg_send(conn, data, len);
 	if (likely(ret == 0)) {
 		conn->msgs_sent++;
 		conn->bytes_sent += len;
@@ -119,7 +131,8 @@ rte_comch_msg_recv_burst(struct rte_comch_conn *conn,
 	ret = comch_conn_usable(conn);
 	if (unlikely(ret < 0))
 		return ret;
-	ret = conn->dev->dev_ops->msg_recv_burst(conn, msgs, nb_msgs);
+	ret = rte_comch_devices[conn->dev_id].dev_ops->msg_recv_burst(conn, msgs,
+			nb_msgs);
 	if (ret > 0) {
 		conn->msgs_recv += ret;
 		for (i = 0; i < ret; i++)
@@ -150,17 +163,42 @@ comch_conn_dispatch(struct rte_comch_conn *conn, rte_comch_msg_cb_t cb,
 	return total;
 }
 
+/* -EBUSY with a log line if @p conn has producers or consumers (of any
+ * process) or attached secondaries; read without the lock. */
 int
-comch_conn_close_begin(struct rte_comch_conn *conn)
+comch_conn_busy(const struct rte_comch_conn *conn, const char *who,
+		const char *what)
+{
+	uint32_t fp = __atomic_load_n(&conn->nb_fp_objects, __ATOMIC_ACQUIRE);
+	uint32_t att = __atomic_load_n(&conn->nb_attached, __ATOMIC_ACQUIRE);
+
+	if (fp != 0) {
+		COMCH_LOG(ERR, "%s: cannot %s, connection %u has %u producers/consumers (of any process); destroy them first",
+			who, what, conn->id, fp);
+		return -EBUSY;
+	}
+	if (att != 0) {
+		COMCH_LOG(ERR, "%s: cannot %s, %u secondary process(es) are attached to connection %u; they must detach first (rte_comch_conn_detach())",
+			who, what, att, conn->id);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+int
+comch_conn_close_begin(struct rte_comch_conn *conn, const char *who,
+		const char *what)
 {
 	int ret = 0;
 
 	rte_spinlock_lock(&conn->fp_lock);
-	if (conn->nb_fp_objects != 0)
+	if (conn->nb_fp_objects != 0 || conn->nb_attached != 0)
 		ret = -EBUSY;
 	else
 		conn->closing = true;
 	rte_spinlock_unlock(&conn->fp_lock);
+	if (ret < 0)
+		comch_conn_busy(conn, who, what);
 	return ret;
 }
 
@@ -169,6 +207,7 @@ comch_conn_release(struct rte_comch_conn *conn)
 {
 	struct rte_comch_server *srv = conn->server;
 	struct rte_comch_client *cli = conn->client;
+	struct rte_comch_dev *dev;
 
 	/* Out of sight of telemetry first, then closed. Callers checked
 	 * nb_fp_objects == 0 under the lock with closing set, so no producer
@@ -181,7 +220,8 @@ comch_conn_release(struct rte_comch_conn *conn)
 	if (cli != NULL && cli->conn == conn)
 		cli->conn = NULL;
 	rte_spinlock_unlock(&comch_registry_lock);
-	conn->dev->dev_ops->conn_close(conn->dev, conn);
+	dev = comch_dev_get(conn->dev_id);
+	dev->dev_ops->conn_close(dev, conn);
 	rte_free(conn);
 }
 
@@ -205,7 +245,7 @@ rte_comch_pmd_conn_alloc(struct rte_comch_dev *dev,
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	conn->dev = dev;
+	conn->dev_id = dev->data->dev_id;
 	conn->server = srv;
 	conn->client = cli;
 	conn->max_msg_size = max_msg_size;

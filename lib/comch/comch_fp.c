@@ -7,12 +7,22 @@
  * registered memory, consumers and producers (create, start, stop,
  * destroy), and consumer events. The fast path itself is the inline
  * functions of rte_comch.h calling the driver through rte_comch_fp_ops[].
+ *
+ * A producer or consumer is one block of shared memory: the library
+ * object, then the driver's state at fp.drv. The primary process
+ * allocates, links and frees every block (comch_fp_alloc/comch_fp_free),
+ * for itself or for a secondary that asked (comch_mp.c); the owner
+ * process initialises and uses it (the driver's create/start/stop/destroy
+ * ops and the fast path).
  */
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
@@ -83,8 +93,6 @@ rte_comch_mem_create(int16_t dev_id, size_t size, int socket_id)
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	if (comch_secondary_refuses("registered memory"))
-		return NULL;
 	rte_comch_info_get(dev_id, &info);
 	if (!(info.caps.flags & RTE_COMCH_CAPA_CONSUMER)) {
 		COMCH_LOG(ERR, "mem: device %s has no consumers", info.dev_name);
@@ -97,8 +105,9 @@ rte_comch_mem_create(int16_t dev_id, size_t size, int socket_id)
 		rte_errno = ERANGE;
 		return NULL;
 	}
-	mem = rte_zmalloc_socket("comch_mem", sizeof(*mem), RTE_CACHE_LINE_SIZE,
-			socket_id);
+	/* Per-process (its address and fd are this process's): process
+	 * memory, which dies with the process. */
+	mem = calloc(1, sizeof(*mem));
 	if (mem == NULL) {
 		rte_errno = ENOMEM;
 		return NULL;
@@ -108,7 +117,7 @@ rte_comch_mem_create(int16_t dev_id, size_t size, int socket_id)
 	mem->socket_id = socket_id;
 	ret = dev->dev_ops->mem_create(dev, mem);
 	if (ret < 0) {
-		rte_free(mem);
+		free(mem);
 		rte_errno = -ret;
 		return NULL;
 	}
@@ -138,11 +147,11 @@ rte_comch_mem_destroy(struct rte_comch_mem *mem)
 		return -EBUSY;
 	}
 	mem->dev->dev_ops->mem_destroy(mem->dev, mem);
-	rte_free(mem);
+	free(mem);
 	return 0;
 }
 
-/* ------------------------------------------------------ id allocation */
+/* ------------------------------------- allocation (primary process only) */
 
 /* Take the lowest free id of @p map, under conn->fp_lock. */
 static int
@@ -167,42 +176,159 @@ comch_id_free(uint64_t *map, uint32_t id)
 	map[id / 64] &= ~(UINT64_C(1) << (id % 64));
 }
 
-/* Register a new fast-path object on @p conn: checks the connection can
- * take it and allocates its id. */
-static int
-comch_fp_attach(struct rte_comch_conn *conn, uint64_t *map, uint32_t max,
-		const char *what)
+void *
+comch_fp_alloc(struct rte_comch_conn *conn, enum comch_fp_kind kind,
+		uint32_t nb_posts, uint32_t imm_data_len, uint32_t owner,
+		int32_t owner_pid)
 {
+	struct rte_comch_dev *dev = comch_dev_get(conn->dev_id);
+	bool is_cons = kind == COMCH_FP_CONSUMER;
+	const char *what = is_cons ? "consumer" : "producer";
+	struct rte_comch_dev_info info;
+	struct rte_comch_consumer *cons = NULL;
+	struct rte_comch_producer *prod = NULL;
+	size_t head, priv;
+	uint32_t max;
+	void *obj;
 	int id;
+
+	if (dev == NULL) {
+		rte_errno = ENODEV;
+		return NULL;
+	}
+	rte_comch_info_get(conn->dev_id, &info);
+	max = is_cons ? info.caps.max_consumers : info.caps.max_producers;
+	head = RTE_ALIGN_CEIL(is_cons ? sizeof(*cons) : sizeof(*prod),
+			RTE_CACHE_LINE_SIZE);
+	priv = is_cons ? dev->dev_ops->consumer_priv_size :
+		dev->dev_ops->producer_priv_size;
+	/* The block goes to the owner's lcore socket when it asks from
+	 * there; the primary cannot know it for a secondary. */
+	obj = rte_zmalloc_socket(is_cons ? "comch_consumer" : "comch_producer",
+			head + priv, RTE_CACHE_LINE_SIZE,
+			owner == COMCH_OWNER_PRIMARY ? (int)rte_socket_id() :
+			SOCKET_ID_ANY);
+	if (obj == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
 
 	rte_spinlock_lock(&conn->fp_lock);
 	if (conn->closing || conn->state != RTE_COMCH_STATE_RUNNING ||
 	    (conn->flags & COMCH_F_RELEASE_PENDING)) {
 		rte_spinlock_unlock(&conn->fp_lock);
 		COMCH_LOG(ERR, "%s: connection %u is not running", what, conn->id);
-		return -ENOTCONN;
+		rte_free(obj);
+		rte_errno = ENOTCONN;
+		return NULL;
 	}
-	id = comch_id_alloc(map);
+	id = comch_id_alloc(is_cons ? conn->consumer_ids : conn->producer_ids);
 	if (id >= 0 && (uint32_t)id >= max) {
-		comch_id_free(map, (uint32_t)id);
+		comch_id_free(is_cons ? conn->consumer_ids : conn->producer_ids,
+				(uint32_t)id);
 		id = -ENOSPC;
 	}
-	if (id >= 0)
-		conn->nb_fp_objects++;
-	rte_spinlock_unlock(&conn->fp_lock);
-	if (id < 0)
+	if (id < 0) {
+		rte_spinlock_unlock(&conn->fp_lock);
 		COMCH_LOG(ERR, "%s: connection %u already has %u; destroy one first",
 			what, conn->id, max);
-	return id;
+		rte_free(obj);
+		rte_errno = ENOSPC;
+		return NULL;
+	}
+	if (is_cons) {
+		cons = obj;
+		cons->fp.dev_id = conn->dev_id;
+		cons->fp.drv = priv != 0 ? RTE_PTR_ADD(obj, head) : NULL;
+		cons->conn = conn;
+		cons->id = (uint32_t)id;
+		cons->nb_posts = nb_posts;
+		cons->imm_data_len = imm_data_len;
+		cons->owner = owner;
+		cons->owner_pid = owner_pid;
+		cons->state = RTE_COMCH_STATE_IDLE;
+		TAILQ_INSERT_TAIL(&conn->consumers, cons, next);
+	} else {
+		prod = obj;
+		prod->fp.dev_id = conn->dev_id;
+		prod->fp.drv = priv != 0 ? RTE_PTR_ADD(obj, head) : NULL;
+		prod->conn = conn;
+		prod->id = (uint32_t)id;
+		prod->owner = owner;
+		prod->owner_pid = owner_pid;
+		prod->state = RTE_COMCH_STATE_IDLE;
+		TAILQ_INSERT_TAIL(&conn->producers, prod, next);
+		conn->nb_producers++;
+	}
+	conn->nb_fp_objects++;
+	rte_spinlock_unlock(&conn->fp_lock);
+	return obj;
+}
+
+void
+comch_fp_free(struct rte_comch_conn *conn, enum comch_fp_kind kind, void *obj)
+{
+	struct rte_comch_dev *dev = comch_dev_get(conn->dev_id);
+
+	rte_spinlock_lock(&conn->fp_lock);
+	if (kind == COMCH_FP_CONSUMER) {
+		struct rte_comch_consumer *cons = obj;
+
+		TAILQ_REMOVE(&conn->consumers, cons, next);
+		comch_id_free(conn->consumer_ids, cons->id);
+	} else {
+		struct rte_comch_producer *prod = obj;
+
+		TAILQ_REMOVE(&conn->producers, prod, next);
+		comch_id_free(conn->producer_ids, prod->id);
+		conn->nb_producers--;
+	}
+	conn->nb_fp_objects--;
+	rte_spinlock_unlock(&conn->fp_lock);
+	rte_free(obj);
+	if (dev != NULL)
+		dev->dev_ops->fp_release(dev, conn);
+}
+
+/* The block for a new object of this process: allocated here in the
+ * primary, by the primary on request in a secondary. */
+static void *
+comch_fp_obtain(struct rte_comch_conn *conn, enum comch_fp_kind kind,
+		uint32_t nb_posts, uint32_t imm_data_len)
+{
+	if (rte_eal_process_type() == RTE_PROC_PRIMARY)
+		return comch_fp_alloc(conn, kind, nb_posts, imm_data_len,
+				COMCH_OWNER_PRIMARY, (int32_t)getpid());
+	return comch_mp_fp_alloc(conn, kind, nb_posts, imm_data_len);
 }
 
 static void
-comch_fp_detach(struct rte_comch_conn *conn, uint64_t *map, uint32_t id)
+comch_fp_give_back(struct rte_comch_conn *conn, enum comch_fp_kind kind,
+		void *obj)
 {
-	rte_spinlock_lock(&conn->fp_lock);
-	comch_id_free(map, id);
-	conn->nb_fp_objects--;
-	rte_spinlock_unlock(&conn->fp_lock);
+	if (rte_eal_process_type() == RTE_PROC_PRIMARY)
+		comch_fp_free(conn, kind, obj);
+	else
+		comch_mp_fp_free(conn, kind, obj);
+}
+
+/* A connection this process may put producers and consumers on. */
+static struct rte_comch_dev *
+comch_fp_conn_check(struct rte_comch_conn *conn, const char *what)
+{
+	struct rte_comch_dev *dev;
+
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY &&
+	    !comch_mp_conn_attached(conn)) {
+		COMCH_LOG(ERR, "%s: the connection is not attached in this secondary process; use rte_comch_conn_attach()",
+			what);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	dev = comch_dev_get(conn->dev_id);
+	if (dev == NULL)
+		rte_errno = ENODEV;
+	return dev;
 }
 
 /* ------------------------------------------------------------ consumers */
@@ -213,19 +339,25 @@ rte_comch_consumer_create(struct rte_comch_conn *conn,
 {
 	struct rte_comch_dev_info info;
 	struct rte_comch_consumer *cons;
+	struct rte_comch_dev *dev;
 	uint32_t nb_posts, imm;
-	int id, ret;
+	int ret;
 
-	if (conn == NULL || conf == NULL || conf->mem == NULL ||
-	    conf->mem->dev != conn->dev) {
+	if (conn == NULL || conf == NULL || conf->mem == NULL) {
 		COMCH_LOG(ERR, "consumer: %s", conn == NULL || conf == NULL ?
-			"NULL argument" : conf->mem == NULL ?
-			"no registered memory (conf.mem)" :
-			"memory belongs to another device");
+			"NULL argument" : "no registered memory (conf.mem)");
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	rte_comch_info_get(conn->dev->data->dev_id, &info);
+	dev = comch_fp_conn_check(conn, "consumer");
+	if (dev == NULL)
+		return NULL;
+	if (conf->mem->dev != dev) {
+		COMCH_LOG(ERR, "consumer: memory belongs to another device");
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	rte_comch_info_get(conn->dev_id, &info);
 	nb_posts = conf->nb_posts != 0 ? conf->nb_posts : 256;
 	imm = conf->imm_data_len == 0 ? RTE_COMCH_IMM_DATA_MAX :
 		conf->imm_data_len == RTE_COMCH_IMM_NONE ? 0 :
@@ -238,50 +370,32 @@ rte_comch_consumer_create(struct rte_comch_conn *conn,
 		rte_errno = ERANGE;
 		return NULL;
 	}
-	cons = rte_zmalloc_socket("comch_consumer", sizeof(*cons),
-			RTE_CACHE_LINE_SIZE, rte_socket_id());
-	if (cons == NULL) {
-		rte_errno = ENOMEM;
+	cons = comch_fp_obtain(conn, COMCH_FP_CONSUMER, nb_posts, imm);
+	if (cons == NULL)
 		return NULL;
-	}
-	id = comch_fp_attach(conn, conn->consumer_ids, info.caps.max_consumers,
-			"consumer");
-	if (id < 0) {
-		rte_free(cons);
-		rte_errno = -id;
-		return NULL;
-	}
-	cons->fp.dev_id = conn->dev->data->dev_id;
-	cons->conn = conn;
 	cons->mem = conf->mem;
-	cons->id = (uint32_t)id;
-	cons->nb_posts = nb_posts;
-	cons->imm_data_len = imm;
-	cons->state = RTE_COMCH_STATE_IDLE;
-	ret = conn->dev->dev_ops->consumer_create(conn->dev, cons);
+	ret = dev->dev_ops->consumer_create(dev, cons);
 	if (ret < 0) {
-		comch_fp_detach(conn, conn->consumer_ids, cons->id);
-		rte_free(cons);
+		comch_fp_give_back(conn, COMCH_FP_CONSUMER, cons);
 		rte_errno = -ret;
 		return NULL;
 	}
 	__atomic_fetch_add(&conf->mem->nb_users, 1, __ATOMIC_RELEASE);
-	rte_spinlock_lock(&conn->fp_lock);
-	TAILQ_INSERT_TAIL(&conn->consumers, cons, next);
-	rte_spinlock_unlock(&conn->fp_lock);
 	return cons;
 }
 
 int
 rte_comch_consumer_start(struct rte_comch_consumer *cons)
 {
+	struct rte_comch_dev *dev;
 	int ret;
 
 	if (cons == NULL)
 		return -EINVAL;
 	if (!comch_state_allows(cons->state, COMCH_OP_START))
 		return -EBUSY;
-	ret = cons->conn->dev->dev_ops->consumer_start(cons->conn->dev, cons);
+	dev = comch_dev_get(cons->conn->dev_id);
+	ret = dev->dev_ops->consumer_start(dev, cons);
 	if (ret < 0)
 		return ret;
 	comch_state_apply(&cons->state, COMCH_EV_START);
@@ -292,6 +406,8 @@ rte_comch_consumer_start(struct rte_comch_consumer *cons)
 int
 rte_comch_consumer_stop(struct rte_comch_consumer *cons)
 {
+	struct rte_comch_dev *dev;
+
 	if (cons == NULL)
 		return -EINVAL;
 	if (!comch_state_allows(cons->state, COMCH_OP_STOP) ||
@@ -299,13 +415,14 @@ rte_comch_consumer_stop(struct rte_comch_consumer *cons)
 		return -EBUSY;
 	comch_state_apply(&cons->state, COMCH_EV_STOP);
 	/* The driver moves it to idle once every posted buffer came back. */
-	return cons->conn->dev->dev_ops->consumer_stop(cons->conn->dev, cons);
+	dev = comch_dev_get(cons->conn->dev_id);
+	return dev->dev_ops->consumer_stop(dev, cons);
 }
 
 int
 rte_comch_consumer_destroy(struct rte_comch_consumer *cons)
 {
-	struct rte_comch_conn *conn;
+	struct rte_comch_dev *dev;
 
 	if (cons == NULL)
 		return 0;
@@ -314,14 +431,10 @@ rte_comch_consumer_destroy(struct rte_comch_consumer *cons)
 			cons->id, rte_comch_state_name(cons->state));
 		return -EBUSY;
 	}
-	conn = cons->conn;
-	rte_spinlock_lock(&conn->fp_lock);
-	TAILQ_REMOVE(&conn->consumers, cons, next);
-	rte_spinlock_unlock(&conn->fp_lock);
-	conn->dev->dev_ops->consumer_destroy(conn->dev, cons);
+	dev = comch_dev_get(cons->conn->dev_id);
+	dev->dev_ops->consumer_destroy(dev, cons);
 	__atomic_fetch_sub(&cons->mem->nb_users, 1, __ATOMIC_RELEASE);
-	comch_fp_detach(conn, conn->consumer_ids, cons->id);
-	rte_free(cons);
+	comch_fp_give_back(cons->conn, COMCH_FP_CONSUMER, cons);
 	return 0;
 }
 
@@ -344,55 +457,41 @@ struct rte_comch_producer *
 rte_comch_producer_create(struct rte_comch_conn *conn,
 		const struct rte_comch_producer_conf *conf __rte_unused)
 {
-	struct rte_comch_dev_info info;
 	struct rte_comch_producer *prod;
-	int id, ret;
+	struct rte_comch_dev *dev;
+	int ret;
 
 	if (conn == NULL) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	rte_comch_info_get(conn->dev->data->dev_id, &info);
-	prod = rte_zmalloc_socket("comch_producer", sizeof(*prod),
-			RTE_CACHE_LINE_SIZE, rte_socket_id());
-	if (prod == NULL) {
-		rte_errno = ENOMEM;
+	dev = comch_fp_conn_check(conn, "producer");
+	if (dev == NULL)
 		return NULL;
-	}
-	id = comch_fp_attach(conn, conn->producer_ids, info.caps.max_producers,
-			"producer");
-	if (id < 0) {
-		rte_free(prod);
-		rte_errno = -id;
+	prod = comch_fp_obtain(conn, COMCH_FP_PRODUCER, 0, 0);
+	if (prod == NULL)
 		return NULL;
-	}
-	prod->fp.dev_id = conn->dev->data->dev_id;
-	prod->conn = conn;
-	prod->id = (uint32_t)id;
-	prod->state = RTE_COMCH_STATE_IDLE;
-	ret = conn->dev->dev_ops->producer_create(conn->dev, prod);
+	ret = dev->dev_ops->producer_create(dev, prod);
 	if (ret < 0) {
-		comch_fp_detach(conn, conn->producer_ids, prod->id);
-		rte_free(prod);
+		comch_fp_give_back(conn, COMCH_FP_PRODUCER, prod);
 		rte_errno = -ret;
 		return NULL;
 	}
-	rte_spinlock_lock(&conn->fp_lock);
-	TAILQ_INSERT_TAIL(&conn->producers, prod, next);
-	rte_spinlock_unlock(&conn->fp_lock);
 	return prod;
 }
 
 int
 rte_comch_producer_start(struct rte_comch_producer *prod)
 {
+	struct rte_comch_dev *dev;
 	int ret;
 
 	if (prod == NULL)
 		return -EINVAL;
 	if (!comch_state_allows(prod->state, COMCH_OP_START))
 		return -EBUSY;
-	ret = prod->conn->dev->dev_ops->producer_start(prod->conn->dev, prod);
+	dev = comch_dev_get(prod->conn->dev_id);
+	ret = dev->dev_ops->producer_start(dev, prod);
 	if (ret < 0)
 		return ret;
 	comch_state_apply(&prod->state, COMCH_EV_START);
@@ -403,11 +502,14 @@ rte_comch_producer_start(struct rte_comch_producer *prod)
 int
 rte_comch_producer_stop(struct rte_comch_producer *prod)
 {
+	struct rte_comch_dev *dev;
+
 	if (prod == NULL)
 		return -EINVAL;
 	if (!comch_state_allows(prod->state, COMCH_OP_STOP))
 		return -EBUSY;
-	prod->conn->dev->dev_ops->producer_stop(prod->conn->dev, prod);
+	dev = comch_dev_get(prod->conn->dev_id);
+	dev->dev_ops->producer_stop(dev, prod);
 	/* Sends complete synchronously: nothing to drain. */
 	comch_state_apply(&prod->state, COMCH_EV_STOP);
 	comch_state_apply(&prod->state, COMCH_EV_DRAINED);
@@ -417,7 +519,7 @@ rte_comch_producer_stop(struct rte_comch_producer *prod)
 int
 rte_comch_producer_destroy(struct rte_comch_producer *prod)
 {
-	struct rte_comch_conn *conn;
+	struct rte_comch_dev *dev;
 
 	if (prod == NULL)
 		return 0;
@@ -426,13 +528,9 @@ rte_comch_producer_destroy(struct rte_comch_producer *prod)
 			prod->id, rte_comch_state_name(prod->state));
 		return -EBUSY;
 	}
-	conn = prod->conn;
-	rte_spinlock_lock(&conn->fp_lock);
-	TAILQ_REMOVE(&conn->producers, prod, next);
-	rte_spinlock_unlock(&conn->fp_lock);
-	conn->dev->dev_ops->producer_destroy(conn->dev, prod);
-	comch_fp_detach(conn, conn->producer_ids, prod->id);
-	rte_free(prod);
+	dev = comch_dev_get(prod->conn->dev_id);
+	dev->dev_ops->producer_destroy(dev, prod);
+	comch_fp_give_back(prod->conn, COMCH_FP_PRODUCER, prod);
 	return 0;
 }
 
@@ -454,9 +552,14 @@ int
 rte_comch_conn_remote_consumers(struct rte_comch_conn *conn, uint32_t *ids,
 		uint32_t nb_ids)
 {
+	struct rte_comch_dev *dev;
+
 	if (conn == NULL || (ids == NULL && nb_ids != 0))
 		return -EINVAL;
-	return conn->dev->dev_ops->conn_remote_consumers(conn, ids, nb_ids);
+	dev = comch_fp_conn_check(conn, "remote consumers");
+	if (dev == NULL)
+		return -rte_errno;
+	return dev->dev_ops->conn_remote_consumers(conn, ids, nb_ids);
 }
 
 void

@@ -20,6 +20,9 @@ extern int rte_comch_logtype;
 /** Per-process device table, indexed by dev_id. */
 extern struct rte_comch_dev rte_comch_devices[RTE_COMCH_MAX_DEVS];
 
+/** This is a secondary process (set when the first device attaches). */
+extern bool comch_in_secondary;
+
 /** Attached device for @p dev_id, or NULL. */
 struct rte_comch_dev *comch_dev_get(int16_t dev_id);
 
@@ -59,9 +62,15 @@ const char *comch_event_name(enum comch_event ev);
 
 /* ------------------------------------------------------------- internals */
 
-/** Refuse new producers/consumers on @p conn before releasing it: 0, or
- * -EBUSY if some exist. */
-int comch_conn_close_begin(struct rte_comch_conn *conn);
+/** Refuse new producers/consumers and attachments on @p conn before
+ * releasing it: 0, or -EBUSY (logged as "<who>: cannot <what>, ...") if
+ * some exist. */
+int comch_conn_close_begin(struct rte_comch_conn *conn, const char *who,
+		const char *what);
+
+/** The same check without the lock, nothing changed (logged). */
+int comch_conn_busy(const struct rte_comch_conn *conn, const char *who,
+		const char *what);
 
 /** Release a connection: driver close, unlink from its owner, free. */
 void comch_conn_release(struct rte_comch_conn *conn);
@@ -81,6 +90,59 @@ void comch_registry_del_client(struct rte_comch_client *cli);
 /** In a secondary process: log that @p what is the primary's and set
  * rte_errno to ENOTSUP; returns true then. */
 bool comch_secondary_refuses(const char *what);
+
+/* ----------------------------------------------- producers and consumers */
+
+enum comch_fp_kind {
+	COMCH_FP_CONSUMER = 1,
+	COMCH_FP_PRODUCER = 2,
+};
+
+/** Primary: allocate, number and link a producer or consumer of @p owner
+ * (zeroed driver state at fp.drv). NULL with rte_errno set (ENOTCONN,
+ * ENOSPC, ENOMEM, ENODEV) and a log line. */
+void *comch_fp_alloc(struct rte_comch_conn *conn, enum comch_fp_kind kind,
+		uint32_t nb_posts, uint32_t imm_data_len, uint32_t owner,
+		int32_t owner_pid);
+
+/** Primary: unlink and free what comch_fp_alloc() returned, then tell the
+ * driver (fp_release). */
+void comch_fp_free(struct rte_comch_conn *conn, enum comch_fp_kind kind,
+		void *obj);
+
+/* --------------------------------------- multi-process (comch_mp.c) */
+
+/** Primary: start answering secondary processes (at the first device). */
+void comch_mp_primary_init(void);
+/** Primary: the last device is gone; let go of every secondary. */
+void comch_mp_primary_fini(void);
+/** Secondary: register with the primary (at the first device; again
+ * after comch_mp_secondary_fini()). */
+int comch_mp_secondary_init(void);
+/** Secondary: the last device is gone; hang up on the primary (which
+ * reclaims whatever this process left). */
+void comch_mp_secondary_fini(void);
+/** Secondary: whether the primary process is known to be gone. */
+bool comch_mp_primary_gone(void);
+/** Secondary: whether this process attached @p conn. */
+bool comch_mp_conn_attached(const struct rte_comch_conn *conn);
+/** Secondary: ask the primary for a new producer or consumer block. */
+void *comch_mp_fp_alloc(struct rte_comch_conn *conn, enum comch_fp_kind kind,
+		uint32_t nb_posts, uint32_t imm_data_len);
+/** Secondary: ask the primary to free one (nothing if it is gone). */
+void comch_mp_fp_free(struct rte_comch_conn *conn, enum comch_fp_kind kind,
+		void *obj);
+/** Secondary: connection statistics from the primary. */
+int comch_mp_conn_stats(struct rte_comch_conn *conn,
+		struct rte_comch_conn_stats *stats);
+/** Primary: find a connection of this process by id, under
+ * comch_registry_lock (held by the caller). */
+struct rte_comch_conn *comch_conn_find_locked(int16_t dev_id,
+		uint32_t conn_id);
+/** Ids of this process's connections on a device from @p start on: the
+ * @p max smallest, ascending; returns how many there are. */
+uint32_t comch_conn_ids(int16_t dev_id, uint32_t start, uint32_t *ids,
+		uint32_t max);
 
 /** Point a device's fast-path slot back at the dummy functions. */
 void comch_fp_ops_reset(int16_t dev_id);

@@ -5,6 +5,7 @@
 /* Servers (DPU role), and the creation checks shared with clients. */
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_errno.h>
@@ -181,14 +182,15 @@ rte_comch_server_start(struct rte_comch_server *srv)
 static int
 comch_server_busy(const struct rte_comch_server *srv, const char *what)
 {
+	char who[RTE_COMCH_NAME_MAX + 8];
 	struct rte_comch_conn *conn;
+	int ret;
 
+	snprintf(who, sizeof(who), "server %s", srv->name);
 	TAILQ_FOREACH(conn, &srv->conns, next) {
-		if (__atomic_load_n(&conn->nb_fp_objects, __ATOMIC_ACQUIRE) != 0) {
-			COMCH_LOG(ERR, "server %s: cannot %s, connection %u has %u producers/consumers; destroy them first",
-				srv->name, what, conn->id, conn->nb_fp_objects);
-			return -EBUSY;
-		}
+		ret = comch_conn_busy(conn, who, what);
+		if (ret < 0)
+			return ret;
 	}
 	return 0;
 }
@@ -215,7 +217,7 @@ rte_comch_server_stop(struct rte_comch_server *srv)
 	if (ret < 0)
 		return ret;
 	TAILQ_FOREACH(conn, &srv->conns, next) {
-		if (comch_conn_close_begin(conn) < 0) {
+		if (comch_conn_close_begin(conn, srv->name, "stop the server") < 0) {
 			/* Raced with a producer/consumer creation. */
 			TAILQ_FOREACH(tmp, &srv->conns, next) {
 				if (tmp == conn)
@@ -285,11 +287,8 @@ rte_comch_server_disconnect(struct rte_comch_server *srv,
 		return -EINVAL;
 	if (conn->flags & COMCH_F_RELEASE_PENDING)
 		return 0;
-	if (comch_conn_close_begin(conn) < 0) {
-		COMCH_LOG(ERR, "server %s: cannot disconnect connection %u, it has %u producers/consumers; destroy them first",
-			srv->name, conn->id, conn->nb_fp_objects);
+	if (comch_conn_close_begin(conn, srv->name, "disconnect") < 0)
 		return -EBUSY;
-	}
 	if (srv->flags & COMCH_F_IN_POLL) {
 		/* Inside a callback: release when the poll returns. */
 		conn->flags |= COMCH_F_RELEASE_PENDING;

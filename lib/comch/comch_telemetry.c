@@ -62,6 +62,74 @@ comch_registry_del_client(struct rte_comch_client *cli)
 	rte_spinlock_unlock(&comch_registry_lock);
 }
 
+struct rte_comch_conn *
+comch_conn_find_locked(int16_t dev_id, uint32_t conn_id)
+{
+	struct rte_comch_server *srv;
+	struct rte_comch_client *cli;
+	struct rte_comch_conn *conn;
+
+	TAILQ_FOREACH(srv, &comch_servers, next) {
+		if (srv->dev->data->dev_id != dev_id)
+			continue;
+		TAILQ_FOREACH(conn, &srv->conns, next)
+			if (conn->id == conn_id)
+				return conn;
+	}
+	TAILQ_FOREACH(cli, &comch_clients, next)
+		if (cli->dev->data->dev_id == dev_id && cli->conn != NULL &&
+		    cli->conn->id == conn_id)
+			return cli->conn;
+	return NULL;
+}
+
+/* Keep the @p max smallest ids seen so far, ascending, in @p ids. */
+static void
+conn_ids_keep(uint32_t *ids, uint32_t *kept, uint32_t max, uint32_t id)
+{
+	uint32_t i;
+
+	if (*kept == max && (max == 0 || id > ids[max - 1]))
+		return;
+	i = *kept < max ? (*kept)++ : max - 1;
+	for (; i > 0 && ids[i - 1] > id; i--)
+		ids[i] = ids[i - 1];
+	ids[i] = id;
+}
+
+/* Ids of this process's connections on @p dev_id from @p start on: the
+ * @p max smallest, ascending, in @p ids; returns how many there are
+ * (may exceed @p max). */
+uint32_t
+comch_conn_ids(int16_t dev_id, uint32_t start, uint32_t *ids, uint32_t max)
+{
+	struct rte_comch_server *srv;
+	struct rte_comch_client *cli;
+	struct rte_comch_conn *conn;
+	uint32_t n = 0, kept = 0;
+
+	rte_spinlock_lock(&comch_registry_lock);
+	TAILQ_FOREACH(srv, &comch_servers, next) {
+		if (srv->dev->data->dev_id != dev_id)
+			continue;
+		TAILQ_FOREACH(conn, &srv->conns, next) {
+			if (conn->id >= start) {
+				conn_ids_keep(ids, &kept, max, conn->id);
+				n++;
+			}
+		}
+	}
+	TAILQ_FOREACH(cli, &comch_clients, next) {
+		if (cli->dev->data->dev_id == dev_id && cli->conn != NULL &&
+		    cli->conn->id >= start) {
+			conn_ids_keep(ids, &kept, max, cli->conn->id);
+			n++;
+		}
+	}
+	rte_spinlock_unlock(&comch_registry_lock);
+	return n;
+}
+
 /* The device id parameter: a decimal number of an attached device and
  * nothing else. */
 static int16_t
@@ -164,7 +232,7 @@ tel_conn(struct rte_comch_conn *conn, bool stats)
 	if (conn->server != NULL) {
 		rte_tel_data_add_dict_string(c, "side", "server");
 		rte_tel_data_add_dict_string(c, "server", conn->server->name);
-		if (rte_comch_rep_name(conn->dev->data->dev_id,
+		if (rte_comch_rep_name(conn->dev_id,
 				conn->server->rep_id, buf, sizeof(buf)) == 0)
 			rte_tel_data_add_dict_string(c, "function", buf);
 	} else {
@@ -175,6 +243,8 @@ tel_conn(struct rte_comch_conn *conn, bool stats)
 	rte_tel_data_add_dict_string(c, "state",
 		rte_comch_state_name(conn->state));
 	rte_tel_data_add_dict_u64(c, "user_data", conn->user_data);
+	rte_tel_data_add_dict_u64(c, "secondaries",
+		__atomic_load_n(&conn->nb_attached, __ATOMIC_RELAXED));
 	if (!stats)
 		return c;
 	rte_comch_conn_stats_get(conn, &st);
@@ -186,31 +256,40 @@ tel_conn(struct rte_comch_conn *conn, bool stats)
 	return c;
 }
 
-/* Producers and consumers of a connection, under its fp_lock. */
+/* One producer's or consumer's counters: <what>_<id>_msgs, _bytes and
+ * _pid (the process that owns it). */
 static void
-tel_fp_objects(struct rte_comch_conn *conn, struct rte_tel_data *c)
+tel_fp_object(struct rte_tel_data *c, struct rte_comch_dev *dev,
+		const char *what, uint32_t id, void *fp_drv, int32_t pid)
 {
-	const struct rte_comch_dev_ops *ops = conn->dev->dev_ops;
-	struct rte_comch_producer *p;
-	struct rte_comch_consumer *k;
 	uint64_t msgs, bytes;
 	char key[48];
 
+	dev->dev_ops->fp_stats(dev, fp_drv, &msgs, &bytes);
+	snprintf(key, sizeof(key), "%s_%u_msgs", what, id);
+	rte_tel_data_add_dict_u64(c, key, msgs);
+	snprintf(key, sizeof(key), "%s_%u_bytes", what, id);
+	rte_tel_data_add_dict_u64(c, key, bytes);
+	snprintf(key, sizeof(key), "%s_%u_pid", what, id);
+	rte_tel_data_add_dict_int(c, key, pid);
+}
+
+/* Producers and consumers of a connection (of every process), under its
+ * fp_lock. */
+static void
+tel_fp_objects(struct rte_comch_conn *conn, struct rte_tel_data *c)
+{
+	struct rte_comch_dev *dev = comch_dev_get(conn->dev_id);
+	struct rte_comch_producer *p;
+	struct rte_comch_consumer *k;
+
 	rte_spinlock_lock(&conn->fp_lock);
-	TAILQ_FOREACH(p, &conn->producers, next) {
-		ops->fp_stats(conn->dev, p->fp.drv, &msgs, &bytes);
-		snprintf(key, sizeof(key), "producer_%u_msgs", p->id);
-		rte_tel_data_add_dict_u64(c, key, msgs);
-		snprintf(key, sizeof(key), "producer_%u_bytes", p->id);
-		rte_tel_data_add_dict_u64(c, key, bytes);
-	}
-	TAILQ_FOREACH(k, &conn->consumers, next) {
-		ops->fp_stats(conn->dev, k->fp.drv, &msgs, &bytes);
-		snprintf(key, sizeof(key), "consumer_%u_msgs", k->id);
-		rte_tel_data_add_dict_u64(c, key, msgs);
-		snprintf(key, sizeof(key), "consumer_%u_bytes", k->id);
-		rte_tel_data_add_dict_u64(c, key, bytes);
-	}
+	TAILQ_FOREACH(p, &conn->producers, next)
+		tel_fp_object(c, dev, "producer", p->id, p->fp.drv,
+			p->owner_pid);
+	TAILQ_FOREACH(k, &conn->consumers, next)
+		tel_fp_object(c, dev, "consumer", k->id, k->fp.drv,
+			k->owner_pid);
 	rte_spinlock_unlock(&conn->fp_lock);
 }
 

@@ -28,6 +28,7 @@ RTE_LOG_REGISTER(rte_comch_logtype, lib.comch, INFO);
 
 struct rte_comch_dev rte_comch_devices[RTE_COMCH_MAX_DEVS];
 static struct rte_comch_dev_data *comch_dev_data;
+bool comch_in_secondary;
 
 static int
 comch_dev_data_prepare(void)
@@ -37,7 +38,8 @@ comch_dev_data_prepare(void)
 
 	if (comch_dev_data != NULL)
 		return 0;
-	if (rte_eal_process_type() == RTE_PROC_PRIMARY) {
+	comch_in_secondary = rte_eal_process_type() != RTE_PROC_PRIMARY;
+	if (!comch_in_secondary) {
 		mz = rte_memzone_lookup(COMCH_MZ_DEV_DATA);
 		if (mz == NULL)
 			mz = rte_memzone_reserve(COMCH_MZ_DEV_DATA, size,
@@ -63,7 +65,7 @@ comch_secondary_refuses(const char *what)
 {
 	if (rte_eal_process_type() == RTE_PROC_PRIMARY)
 		return false;
-	COMCH_LOG(ERR, "%s: not supported in a secondary process yet; the primary process owns servers, clients and their connections (devices, capabilities and telemetry work here)",
+	COMCH_LOG(ERR, "%s: not supported in a secondary process; the primary process owns the link (servers, clients, connections and control messages); a secondary attaches to a connection and runs producers and consumers on it",
 		what);
 	rte_errno = ENOTSUP;
 	return true;
@@ -76,6 +78,12 @@ comch_dev_get(int16_t dev_id)
 	    !rte_comch_devices[dev_id].attached)
 		return NULL;
 	return &rte_comch_devices[dev_id];
+}
+
+struct rte_comch_dev *
+rte_comch_pmd_dev(int16_t dev_id)
+{
+	return comch_dev_get(dev_id);
 }
 
 struct rte_comch_dev *
@@ -117,6 +125,17 @@ rte_comch_pmd_allocate(const char *name, int numa_node)
 		COMCH_LOG(ERR, "device %s already exists", name);
 		rte_errno = EEXIST;
 		return NULL;
+	}
+	/* Multi-process: the primary answers secondaries, a secondary
+	 * registers with the primary (both once, at the first device). */
+	if (!comch_in_secondary) {
+		comch_mp_primary_init();
+	} else {
+		ret = comch_mp_secondary_init();
+		if (ret < 0) {
+			rte_errno = -ret;
+			return NULL;
+		}
 	}
 
 	if (rte_eal_process_type() == RTE_PROC_PRIMARY) {
@@ -176,6 +195,12 @@ rte_comch_pmd_release(struct rte_comch_dev *dev)
 	if (rte_eal_process_type() == RTE_PROC_PRIMARY)
 		memset(dev->data, 0, sizeof(*dev->data));
 	memset(dev, 0, sizeof(*dev));
+	if (rte_comch_dev_count() == 0) {
+		if (comch_in_secondary)
+			comch_mp_secondary_fini();
+		else
+			comch_mp_primary_fini();
+	}
 	return ret;
 }
 

@@ -539,7 +539,7 @@ struct rte_comch_conn *rte_comch_client_conn(const struct rte_comch_client *cli)
  * @param user_data
  *   Any value.
  * @return
- *   0, or -EINVAL if @p conn is NULL.
+ *   0, -EINVAL if @p conn is NULL, -ENOTSUP in a secondary process.
  */
 __rte_experimental
 int rte_comch_conn_user_data_set(struct rte_comch_conn *conn,
@@ -580,14 +580,15 @@ __rte_experimental
 uint32_t rte_comch_conn_max_msg_size(const struct rte_comch_conn *conn);
 
 /**
- * Read connection statistics.
+ * Read connection statistics (in a secondary process: from the primary).
  *
  * @param conn
  *   The connection.
  * @param[out] stats
  *   Filled on success.
  * @return
- *   0, or -EINVAL on NULL arguments.
+ *   0, -EINVAL on NULL arguments, -ENODEV in a secondary whose primary is
+ *   gone.
  */
 __rte_experimental
 int rte_comch_conn_stats_get(struct rte_comch_conn *conn,
@@ -599,7 +600,7 @@ int rte_comch_conn_stats_get(struct rte_comch_conn *conn,
  * @param conn
  *   The connection.
  * @return
- *   0, or -EINVAL if @p conn is NULL.
+ *   0, -EINVAL if @p conn is NULL, -ENOTSUP in a secondary process.
  */
 __rte_experimental
 int rte_comch_conn_stats_reset(struct rte_comch_conn *conn);
@@ -621,7 +622,9 @@ int rte_comch_conn_stats_reset(struct rte_comch_conn *conn);
  *   -EMSGSIZE: @p len above the connection's max message size;
  *   -EAGAIN: the peer's receive queue is full; retry after it consumed;
  *   -ENOTCONN: the connection is not running;
- *   -ECONNRESET: the peer is gone.
+ *   -ECONNRESET: the peer is gone;
+ *   -ENOTSUP: this is a secondary process (control messages are the
+ *   primary's).
  */
 __rte_experimental
 int rte_comch_msg_send(struct rte_comch_conn *conn, const void *data,
@@ -642,11 +645,76 @@ int rte_comch_msg_send(struct rte_comch_conn *conn, const void *data,
  *   Number of messages (0 when none), or
  *   -EINVAL: NULL argument;
  *   -ENOTCONN: the connection is not established;
- *   -ECONNRESET: the peer is gone and every queued message was delivered.
+ *   -ECONNRESET: the peer is gone and every queued message was delivered;
+ *   -ENOTSUP: this is a secondary process.
  */
 __rte_experimental
 int rte_comch_msg_recv_burst(struct rte_comch_conn *conn,
 		struct rte_comch_msg *msgs, uint16_t nb_msgs);
+
+/**
+ * Ids of the connections the primary process holds on a device (as a
+ * server or as a client), ascending. Works in the primary and in a
+ * secondary process (which asks the primary).
+ *
+ * @param dev_id
+ *   Device identifier.
+ * @param[out] ids
+ *   Receives up to @p nb_ids ids.
+ * @param nb_ids
+ *   Capacity of @p ids.
+ * @return
+ *   Number of connections (may exceed @p nb_ids), or -EINVAL (invalid
+ *   device, NULL @p ids with non-zero @p nb_ids), -ENODEV (secondary: the
+ *   primary is gone).
+ */
+__rte_experimental
+int rte_comch_conn_list(int16_t dev_id, uint32_t *ids, uint32_t nb_ids);
+
+/**
+ * Secondary process: attach to a connection the primary process holds, to
+ * run producers and consumers on it from this process's lcores. The
+ * primary does not release the connection while a secondary is attached
+ * (its rte_comch_server_disconnect() and rte_comch_client_stop() return
+ * -EBUSY); a secondary that exits or dies is detached, and its producers
+ * and consumers destroyed, by the primary.
+ *
+ * On an attached connection a secondary may create, use and destroy
+ * producers and consumers, list the peer's consumers
+ * (rte_comch_conn_remote_consumers(), which also makes them reachable
+ * from this process), and read the id, user data and statistics. Control
+ * messages, user data changes and statistics resets stay with the
+ * primary (-ENOTSUP).
+ *
+ * @param dev_id
+ *   Device identifier (the same as in the primary).
+ * @param conn_id
+ *   Connection id (rte_comch_conn_list(), rte_comch_conn_id() in the
+ *   primary, or telemetry).
+ * @return
+ *   The connection, valid in this process until rte_comch_conn_detach(),
+ *   or NULL with rte_errno set: ENOTSUP (this is the primary process),
+ *   EINVAL (invalid device), ENOENT (no such connection), ENOTCONN (it is
+ *   being released or was lost), EEXIST (already attached by this
+ *   process), ENODEV (the primary is gone), ENOMEM.
+ */
+__rte_experimental
+struct rte_comch_conn *rte_comch_conn_attach(int16_t dev_id, uint32_t conn_id);
+
+/**
+ * Secondary process: detach from a connection, once this process has
+ * destroyed its producers and consumers on it. @p conn is invalid in this
+ * process afterwards.
+ *
+ * @param conn
+ *   A connection from rte_comch_conn_attach().
+ * @return
+ *   0 (also when the primary is gone), -EINVAL (NULL, or not attached by
+ *   this process), -ENOTSUP (this is the primary process), -EBUSY (this
+ *   process still has producers or consumers on it).
+ */
+__rte_experimental
+int rte_comch_conn_detach(struct rte_comch_conn *conn);
 
 /**
  * Name of a state, for logs.
@@ -715,7 +783,9 @@ struct rte_comch_send_op {
 struct rte_comch_completion {
 	void *buf;           /**< The buffer as posted. */
 	uint32_t len;        /**< Bytes written into it (0 if cancelled). */
-	int16_t status;      /**< 0: filled; -ECANCELED: returned unfilled by stop. */
+	int16_t status;      /**< 0: filled; -ECANCELED: returned unfilled,
+			      *   by stop or because the producer that took
+			      *   it died (a secondary process of the peer). */
 	uint16_t producer_id; /**< Sending producer, as the peer says. */
 	uint32_t imm_len;    /**< Immediate data bytes. */
 	uint8_t imm[RTE_COMCH_IMM_DATA_MAX]; /**< Immediate data. */
@@ -732,9 +802,9 @@ struct rte_comch_completion {
  * @param socket_id
  *   NUMA socket to place it on (SOCKET_ID_ANY allowed).
  * @return
- *   The memory, or NULL with rte_errno set: EINVAL (bad device, size 0),
- *   ENOTSUP (device without consumers, or a secondary process), ERANGE
- *   (size beyond the capability), ENOMEM.
+ *   The memory (of this process), or NULL with rte_errno set: EINVAL (bad
+ *   device, size 0), ENOTSUP (device without consumers), ERANGE (size
+ *   beyond the capability), ENOMEM.
  */
 __rte_experimental
 struct rte_comch_mem *rte_comch_mem_create(int16_t dev_id, size_t size,
@@ -775,17 +845,21 @@ int rte_comch_mem_destroy(struct rte_comch_mem *mem);
 
 /**
  * Create a consumer on an established connection. It is idle until
- * rte_comch_consumer_start(); its id is unique per connection.
+ * rte_comch_consumer_start(); its id is unique per connection (among the
+ * consumers of every process).
  *
  * @param conn
- *   A running connection.
+ *   A running connection (in a secondary process: attached with
+ *   rte_comch_conn_attach()).
  * @param conf
  *   Configuration.
  * @return
  *   The consumer, or NULL with rte_errno set: EINVAL (NULL argument, no
- *   memory, memory of another device), ENOTCONN (connection not running),
- *   ERANGE (nb_posts or imm_data_len beyond the capability), ENOSPC (the
- *   connection has caps.max_consumers consumers), ENOMEM.
+ *   memory, memory of another device, connection not attached by this
+ *   secondary), ENOTCONN (connection not running), ERANGE (nb_posts or
+ *   imm_data_len beyond the capability), ENOSPC (the connection has
+ *   caps.max_consumers consumers), ENOMEM, ENODEV (secondary: the
+ *   primary is gone).
  */
 __rte_experimental
 struct rte_comch_consumer *
@@ -855,16 +929,19 @@ enum rte_comch_state rte_comch_consumer_state(const struct rte_comch_consumer *c
 
 /**
  * Create a producer on an established connection. It is idle until
- * rte_comch_producer_start(); its id is unique per connection.
+ * rte_comch_producer_start(); its id is unique per connection (among the
+ * producers of every process).
  *
  * @param conn
- *   A running connection.
+ *   A running connection (in a secondary process: attached with
+ *   rte_comch_conn_attach()).
  * @param conf
  *   Configuration, or NULL.
  * @return
- *   The producer, or NULL with rte_errno set: EINVAL (NULL connection),
- *   ENOTCONN (connection not running), ENOSPC (the connection has
- *   caps.max_producers producers), ENOMEM.
+ *   The producer, or NULL with rte_errno set: EINVAL (NULL connection, or
+ *   not attached by this secondary), ENOTCONN (connection not running),
+ *   ENOSPC (the connection has caps.max_producers producers), ENOMEM,
+ *   ENODEV (secondary: the primary is gone).
  */
 __rte_experimental
 struct rte_comch_producer *
@@ -931,6 +1008,12 @@ enum rte_comch_state rte_comch_producer_state(const struct rte_comch_producer *p
  * Ids of the peer's live consumers on a connection (those producers may
  * send to), as of the last poll of the connection's server or client.
  *
+ * In a secondary process this is how producers learn consumer ids (the
+ * consumer events run in the primary): the call lists what the primary
+ * knows now and maps every listed consumer into this process, so this
+ * process's producers can send to it from then on. A consumer the peer
+ * created later is reachable after the next call.
+ *
  * @param conn
  *   The connection.
  * @param[out] ids
@@ -938,7 +1021,10 @@ enum rte_comch_state rte_comch_producer_state(const struct rte_comch_producer *p
  * @param nb_ids
  *   Capacity of @p ids.
  * @return
- *   Number of live remote consumers (may exceed @p nb_ids), or -EINVAL.
+ *   Number of live remote consumers (may exceed @p nb_ids), or -EINVAL
+ *   (NULL, or not attached by this secondary); in a secondary also
+ *   -ENODEV (the primary is gone) or -ENOMEM / -EPROTO (a consumer could
+ *   not be mapped; logged).
  */
 __rte_experimental
 int rte_comch_conn_remote_consumers(struct rte_comch_conn *conn,
@@ -968,8 +1054,11 @@ int rte_comch_conn_remote_consumers(struct rte_comch_conn *conn,
  *   message is refused; a negative errno when the first message is refused:
  *   - -EMSGSIZE: payload larger than the posted buffer, or immediate data
  *     longer than the consumer accepts;
- *   - -ENOENT: no such consumer, or it was destroyed;
- *   - -ECONNRESET: the connection is lost or broken;
+ *   - -ENOENT: no such consumer, or it was destroyed (in a secondary
+ *     process also: not listed by rte_comch_conn_remote_consumers() in
+ *     this process since it was created);
+ *   - -ECONNRESET: the connection is lost or broken (in a secondary
+ *     process also: the primary is gone);
  *   - -EBUSY: the producer is not running.
  */
 static inline int

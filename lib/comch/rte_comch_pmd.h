@@ -24,20 +24,40 @@
  * by the driver and reported at the next poll. This keeps every user
  * callback on the polling lcore, inside a poll call.
  *
- * Multi-process: struct rte_comch_dev_data lives in a memzone shared by all
- * processes and holds no pointers into per-process memory and no fds;
- * struct rte_comch_dev (ops, per-process driver state) is per process.
- * Today a secondary attaches to devices for queries only; object creation
- * is refused (comch_secondary_refuses()). Design for producers and
- * consumers in a secondary, on a connection the primary established:
- * connections, producers, consumers and remote-consumer entries are
- * already in rte_malloc memory (same address in every process) while fds
- * and mappings are per process; a secondary finds a connection in a shared
- * table by id, asks the primary over rte_mp to announce its consumer
- * (CONSUMER_ADD with the secondary's two fds) and for the fds of a remote
- * consumer it sends to (the primary keeps them open), maps them into a
- * per-process cache, and registers its pid so the primary reclaims its
- * objects (and tells the peer) when it dies.
+ * Multi-process (see also "Running as a secondary process" in the
+ * programmer's guide):
+ *
+ * - struct rte_comch_dev_data lives in a memzone shared by all processes
+ *   and holds no pointers into per-process memory and no fds; struct
+ *   rte_comch_dev (ops, per-process driver state) is per process and found
+ *   by dev_id in every process.
+ * - Connections, producers and consumers live in rte_malloc memory (the
+ *   same address in every process) and refer to their device by dev_id.
+ *   The primary process owns the link: servers, clients and connections
+ *   are created, polled and released there only.
+ * - A secondary process attaches to a connection of the primary and runs
+ *   producers and consumers on it. It never takes a lock the primary takes
+ *   and never allocates shared memory: it asks the primary (one rte_mp
+ *   action, lib/comch/comch_mp.c), which allocates, links, unlinks and
+ *   frees fast-path objects for it, each tagged with its owner. So a
+ *   secondary killed at any instruction leaves no lock held and no list
+ *   half-edited, and the primary reclaims what it owned.
+ * - Per-process state (fds, mappings, the driver's view of the peer's
+ *   consumers, registered memory) is in process memory of the process it
+ *   belongs to. A field of a shared object that holds such a value says
+ *   "owner process only".
+ *
+ * Which driver op runs where:
+ *
+ * | ops | process |
+ * |-----|---------|
+ * | info_get, rep_name, dev_close | every process |
+ * | server_*, client_*, conn_close, msg_*, conn_in_flight | primary |
+ * | mem_create, mem_destroy | the process creating the memory |
+ * | consumer_*, producer_* (create, start, stop, destroy), fp_* | the owner of the object |
+ * | conn_remote_consumers | any (a secondary also maps what it lists) |
+ * | consumer_reclaim, producer_reclaim, fp_release, mp_request | primary |
+ * | conn_detach, conn_orphan | secondary |
  */
 
 #include <sys/queue.h>
@@ -122,20 +142,74 @@ typedef int (*rte_comch_mem_create_t)(struct rte_comch_dev *dev,
 		struct rte_comch_mem *mem);
 typedef void (*rte_comch_mem_destroy_t)(struct rte_comch_dev *dev,
 		struct rte_comch_mem *mem);
-/** Consumer control: create sets cons->fp.drv; start tells the peer; stop
- * cancels unclaimed posts and tells the peer; destroy frees. */
+/** Consumer control, in the owner process. create initialises the driver
+ * state at cons->fp.drv (consumer_priv_size bytes, zeroed, allocated with
+ * the consumer by the library); start tells the peer; stop cancels
+ * unclaimed posts and tells the peer; destroy undoes create (the library
+ * frees the memory). */
 typedef int (*rte_comch_consumer_ctl_t)(struct rte_comch_dev *dev,
 		struct rte_comch_consumer *cons);
-/** Producer control: create sets prod->fp.drv. */
+/** Producer control, in the owner process (as for consumers). */
 typedef int (*rte_comch_producer_ctl_t)(struct rte_comch_dev *dev,
 		struct rte_comch_producer *prod);
 /** Messages and bytes a producer sent or a consumer received so far
- * (read from another thread for telemetry: plain 64-bit loads). */
+ * (read from another thread or process for telemetry: plain 64-bit
+ * loads). */
 typedef void (*rte_comch_fp_stats_t)(struct rte_comch_dev *dev, void *fp_drv,
 		uint64_t *msgs, uint64_t *bytes);
 /** Live remote consumers of a connection (see the API function). */
 typedef int (*rte_comch_conn_remote_consumers_t)(struct rte_comch_conn *conn,
 		uint32_t *ids, uint32_t nb_ids);
+
+/** Primary: the owner of a consumer died; undo what the peer knows of it
+ * (0), called without locks before the library frees it. */
+typedef void (*rte_comch_consumer_reclaim_t)(struct rte_comch_dev *dev,
+		struct rte_comch_consumer *cons);
+/** Primary: the owner of a producer died; repair what it may have left
+ * half done. Called with conn->fp_lock held; other producers of the
+ * connection with reclaiming == false are alive. Returns 0 when done, or
+ * -EAGAIN when it must wait for a live producer (the library calls again
+ * about a millisecond later). */
+typedef int (*rte_comch_producer_reclaim_t)(struct rte_comch_dev *dev,
+		struct rte_comch_producer *prod);
+/** Primary: a producer or consumer of @p conn (of any process) was freed;
+ * conn->nb_producers is up to date. */
+typedef void (*rte_comch_fp_release_t)(struct rte_comch_dev *dev,
+		struct rte_comch_conn *conn);
+/**
+ * Primary: a driver request from a secondary process (sent with
+ * rte_comch_pmd_mp_request()). The library checked that @p conn is
+ * attached by the sender and, when @p cons or @p prod is not NULL, that
+ * the sender owns it; the driver checks @p req.
+ *
+ * @param req, req_len
+ *   The driver's request bytes (as sent; validate every field).
+ * @param fds, nb_fds
+ *   File descriptors sent with it; the driver closes them.
+ * @param rep
+ *   Reply bytes (up to RTE_COMCH_PMD_MP_DATA_MAX); *rep_len says how many.
+ * @param rep_fds
+ *   Up to RTE_COMCH_PMD_MP_FDS fds to send back, which the library closes
+ *   once sent (give duplicates of fds the driver keeps); *nb_rep_fds says
+ *   how many.
+ * @return
+ *   0 or a negative errno for the requester.
+ */
+typedef int (*rte_comch_mp_request_t)(struct rte_comch_dev *dev,
+		struct rte_comch_conn *conn, struct rte_comch_consumer *cons,
+		struct rte_comch_producer *prod, const void *req, size_t req_len,
+		const int *fds, int nb_fds, void *rep, size_t *rep_len,
+		int *rep_fds, int *nb_rep_fds);
+/** Secondary: this process detaches from @p conn (it has no producer or
+ * consumer on it any more): free its per-process state of the
+ * connection. */
+typedef void (*rte_comch_conn_detach_t)(struct rte_comch_dev *dev,
+		struct rte_comch_conn *conn);
+/** Secondary: the primary process is gone; every fast-path call on
+ * @p conn must now fail with -ECONNRESET (completions already written
+ * are still returned). */
+typedef void (*rte_comch_conn_orphan_t)(struct rte_comch_dev *dev,
+		struct rte_comch_conn *conn);
 
 /**
  * Operations of a comch driver. Every slot is mandatory; the library fills
@@ -177,6 +251,19 @@ struct rte_comch_dev_ops {
 	rte_comch_conn_remote_consumers_t conn_remote_consumers;
 	rte_comch_fp_stats_t fp_stats;
 
+	/* Multi-process. */
+	rte_comch_consumer_reclaim_t consumer_reclaim;
+	rte_comch_producer_reclaim_t producer_reclaim;
+	rte_comch_fp_release_t fp_release;
+	rte_comch_mp_request_t mp_request;
+	rte_comch_conn_detach_t conn_detach;
+	rte_comch_conn_orphan_t conn_orphan;
+
+	/* Bytes of driver state allocated with each producer and consumer
+	 * (at fp.drv, cache aligned). */
+	size_t producer_priv_size;
+	size_t consumer_priv_size;
+
 	/* Fast path: copied into rte_comch_fp_ops[] of this process by
 	 * rte_comch_pmd_probing_finish(). */
 	rte_comch_fp_send_t fp_send;
@@ -204,32 +291,44 @@ struct rte_comch_dev {
 /** Producers and consumers per connection and side, in any driver. */
 #define COMCH_MAX_FP_OBJECTS 256
 
+/*
+ * Connections, producers and consumers are in rte_malloc memory: the
+ * primary creates and frees them; a secondary reads the fields marked
+ * "shared" and writes only the state of the producers and consumers it
+ * owns. Everything else is the primary's.
+ */
 struct rte_comch_conn {
 	TAILQ_ENTRY(rte_comch_conn) next;   /**< In the server's list. */
-	struct rte_comch_dev *dev;
 	struct rte_comch_server *server;    /**< Owner on the DPU side, or NULL. */
 	struct rte_comch_client *client;    /**< Owner on the host side, or NULL. */
-	uint32_t id;                        /**< Unique per device. */
-	uint32_t max_msg_size;              /**< Negotiated. */
-	enum rte_comch_state state;         /**< running, or stopping once lost. */
+	int16_t dev_id;                     /**< Shared: the device. */
+	uint32_t id;                        /**< Shared: unique per device. */
+	uint32_t max_msg_size;              /**< Shared: negotiated. */
+	enum rte_comch_state state;         /**< Shared: running, or stopping once lost. */
 	int lost_err;                       /**< Why it was lost (negative errno). */
 	uint32_t flags;                     /**< COMCH_F_*. */
-	uint32_t nb_fp_objects;             /**< Producers + consumers on it. */
-	/* Producers and consumers are created and destroyed on their own
-	 * lcores: fp_lock guards the id maps, nb_fp_objects and closing. */
+	/* Producers and consumers of every process are created and
+	 * destroyed on their own lcores or for secondaries by the mp
+	 * thread, and reclaimed by the interrupt thread: fp_lock guards the
+	 * id maps, the lists, the counts and closing. Only the primary
+	 * takes it. */
 	rte_spinlock_t fp_lock;
+	uint32_t nb_fp_objects;             /**< Shared: producers + consumers. */
+	uint32_t nb_producers;              /**< Shared: producers, any process. */
+	uint32_t nb_attached;               /**< Shared: secondaries attached. */
 	bool closing;                       /**< Being released: no new ones. */
 	uint64_t consumer_ids[COMCH_MAX_FP_OBJECTS / 64];
 	uint64_t producer_ids[COMCH_MAX_FP_OBJECTS / 64];
 	TAILQ_HEAD(, rte_comch_consumer) consumers; /**< Under fp_lock. */
 	TAILQ_HEAD(, rte_comch_producer) producers; /**< Under fp_lock. */
-	uint64_t user_data;
-	uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv;
+	uint64_t user_data;                 /**< Shared (read only in secondaries). */
+	uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv; /**< Shared. */
 	void *drv;                          /**< Driver connection state. */
 };
 
 TAILQ_HEAD(rte_comch_conn_list, rte_comch_conn);
 
+/** Registered memory: process memory of the process that created it. */
 struct rte_comch_mem {
 	struct rte_comch_dev *dev;
 	void *addr;                         /**< Set by the driver. */
@@ -239,14 +338,20 @@ struct rte_comch_mem {
 	void *drv;                          /**< Driver state (fd, ...). */
 };
 
+/** Owner of a producer or consumer created by the primary process. */
+#define COMCH_OWNER_PRIMARY 0
+
 struct rte_comch_consumer {
 	struct rte_comch_fp_obj fp;         /**< First: read by the inlines. */
 	TAILQ_ENTRY(rte_comch_consumer) next; /**< In conn->consumers. */
 	struct rte_comch_conn *conn;
-	struct rte_comch_mem *mem;
+	struct rte_comch_mem *mem;          /**< Owner process only. */
 	uint32_t id;
 	uint32_t nb_posts;                  /**< Resolved. */
 	uint32_t imm_data_len;              /**< Resolved (0 for none). */
+	uint32_t owner;                     /**< COMCH_OWNER_PRIMARY or a secondary's token. */
+	int32_t owner_pid;                  /**< For telemetry and logs. */
+	bool reclaiming;                    /**< Owner died; being reclaimed. */
 	enum rte_comch_state state;         /**< Written by the owning lcore. */
 };
 
@@ -255,6 +360,9 @@ struct rte_comch_producer {
 	TAILQ_ENTRY(rte_comch_producer) next; /**< In conn->producers. */
 	struct rte_comch_conn *conn;
 	uint32_t id;
+	uint32_t owner;                     /**< COMCH_OWNER_PRIMARY or a secondary's token. */
+	int32_t owner_pid;                  /**< For telemetry and logs. */
+	bool reclaiming;                    /**< Owner died; being reclaimed. */
 	enum rte_comch_state state;
 };
 
@@ -375,6 +483,60 @@ void rte_comch_pmd_conn_lost(struct rte_comch_conn *conn, int err);
 __rte_internal
 void rte_comch_pmd_consumer_event(struct rte_comch_conn *conn,
 		uint32_t consumer_id, enum rte_comch_consumer_event event);
+
+/**
+ * This process's view of a device, by id (also in a secondary process).
+ *
+ * @param dev_id
+ *   Device identifier.
+ * @return
+ *   The device, or NULL if none is attached with that id.
+ */
+__rte_internal
+struct rte_comch_dev *rte_comch_pmd_dev(int16_t dev_id);
+
+/** Largest driver payload of a request or reply between processes. */
+#define RTE_COMCH_PMD_MP_DATA_MAX 192
+/** Most fds one such request or reply carries. */
+#define RTE_COMCH_PMD_MP_FDS 4
+
+/**
+ * Secondary process: send a driver request to the primary process, whose
+ * driver's mp_request op answers it, about @p conn (attached by this
+ * process) and at most one producer or consumer this process owns.
+ *
+ * @param conn
+ *   An attached connection.
+ * @param cons
+ *   A consumer of this process on @p conn, or NULL.
+ * @param prod
+ *   A producer of this process on @p conn, or NULL.
+ * @param req
+ *   Request bytes.
+ * @param req_len
+ *   Their number, at most RTE_COMCH_PMD_MP_DATA_MAX.
+ * @param fds
+ *   Fds to send with it (not closed).
+ * @param nb_fds
+ *   Their number, at most RTE_COMCH_PMD_MP_FDS.
+ * @param[out] rep
+ *   Receives the reply bytes (room for RTE_COMCH_PMD_MP_DATA_MAX).
+ * @param[out] rep_len
+ *   Receives their number.
+ * @param[out] rep_fds
+ *   Receives the fds sent back (room for RTE_COMCH_PMD_MP_FDS); the caller
+ *   owns them.
+ * @param[out] nb_rep_fds
+ *   Receives their number.
+ * @return
+ *   0 or the driver's negative errno; -ENODEV when the primary is gone or
+ *   does not answer; -EINVAL on bad arguments.
+ */
+__rte_internal
+int rte_comch_pmd_mp_request(struct rte_comch_conn *conn,
+		struct rte_comch_consumer *cons, struct rte_comch_producer *prod,
+		const void *req, size_t req_len, const int *fds, int nb_fds,
+		void *rep, size_t *rep_len, int *rep_fds, int *nb_rep_fds);
 
 #ifdef __cplusplus
 }

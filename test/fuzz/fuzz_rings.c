@@ -9,8 +9,9 @@
  *     mailbox's tx_cons (the server then receives and sends);
  *   - a consumer ring of ours the server's producer sends to: post_prod,
  *     claim and four posted-buffer descriptors (offset, length, sequence);
- *   - completion records for the server's consumer: done_seq, len and
- *     imm_len of four slots (the server then polls, stops and drains).
+ *   - completion records for the server's consumer: len, imm_len,
+ *     producer_id, abort_seq and done_seq of four slots (the server then
+ *     polls, stops and drains).
  * Missing bytes read as zero. Then everything is torn down.
  */
 
@@ -154,6 +155,7 @@ completion_records(struct evil *e, struct input *in)
 			slots[k].len = (uint32_t)take(in, 4);
 			slots[k].imm_len = (uint8_t)take(in, 1);
 			slots[k].producer_id = (uint16_t)take(in, 2);
+			slots[k].abort_seq = (uint32_t)take(in, 4);
 			__atomic_store_n(&slots[k].done_seq, (uint32_t)take(in, 4),
 					__ATOMIC_RELEASE);
 		}

@@ -306,10 +306,18 @@ static int
 shm_dev_close(struct rte_comch_dev *cdev)
 {
 	struct shm_dev *sd = cdev->process_private;
+	struct shm_view *v;
 	uint16_t i;
 
 	if (sd == NULL)
 		return 0;
+	/* A secondary that did not detach: its views go with the device
+	 * (the fast-path table no longer reaches them). */
+	while ((v = TAILQ_FIRST(&sd->views)) != NULL) {
+		TAILQ_REMOVE(&sd->views, v, next);
+		shm_view_free(v);
+	}
+	pthread_mutex_destroy(&sd->views_lock);
 	for (i = 0; i < sd->nb_reps; i++) {
 		if (!TAILQ_EMPTY(&sd->reps[i].servers))
 			SHM_LOG(WARNING, "%s: closing with servers on %s still created; destroy them first",
@@ -355,6 +363,14 @@ static const struct rte_comch_dev_ops shm_dev_ops = {
 	.producer_destroy = shm_producer_destroy,
 	.conn_remote_consumers = shm_conn_remote_consumers,
 	.fp_stats = shm_fp_stats,
+	.consumer_reclaim = shm_consumer_reclaim,
+	.producer_reclaim = shm_producer_reclaim,
+	.fp_release = shm_fp_release,
+	.mp_request = shm_mp_request,
+	.conn_detach = shm_conn_detach,
+	.conn_orphan = shm_conn_orphan,
+	.producer_priv_size = sizeof(struct shm_producer),
+	.consumer_priv_size = sizeof(struct shm_consumer),
 	.fp_send = shm_fp_send,
 	.fp_post = shm_fp_post,
 	.fp_poll = shm_fp_poll,
@@ -457,6 +473,8 @@ shm_probe(struct rte_vdev_device *vdev)
 		return -ENOMEM;
 	}
 	sd->cdev = cdev;
+	pthread_mutex_init(&sd->views_lock, NULL);
+	TAILQ_INIT(&sd->views);
 	sd->role = (enum rte_comch_role)da.role;
 	rte_strscpy(sd->path, da.path, sizeof(sd->path));
 	sd->nb_reps = da.nb_functions;

@@ -75,8 +75,16 @@
  *   done_seq = index + 1 (release). The consumer returns slots in order as
  *   their done_seq turns to index + 1, checking len and imm_len against its
  *   private copy of what it posted and accepts.
+ *
+ *   A producer that dies between its claim and its last done_seq (a
+ *   secondary process of the producing side, SIGKILLed) would leave holes
+ *   that stall the consumer for good. Its side repairs them (see
+ *   shm_producer_reclaim()) by writing abort_seq = index + 1 into each
+ *   hole; the consumer returns such a slot unfilled (-ECANCELED), in
+ *   order. Protocol version 3 added abort_seq.
  */
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_common.h>
@@ -84,7 +92,7 @@
 #define SHM_DRIVER_NAME comch_shm
 
 #define SHM_PROTO_MAGIC   UINT32_C(0x48434d43) /* "CMCH" */
-#define SHM_PROTO_VERSION 2
+#define SHM_PROTO_VERSION 3
 
 /** Server name storage in protocol messages (NUL included). */
 #define SHM_NAME_MAX 64
@@ -198,7 +206,8 @@ struct shm_post_slot {
 	uint8_t imm_len;
 	uint8_t reserved;
 	uint8_t imm[SHM_MAX_IMM];
-	uint8_t pad[4];
+	/* Written by the producing side only to give up a claimed slot. */
+	uint32_t abort_seq;
 };
 
 /** Private geometry of one control ring, derived from negotiated values. */
@@ -220,6 +229,7 @@ shm_protocol_checks(void)
 			 4096);
 	RTE_BUILD_BUG_ON(sizeof(struct shm_cons_hdr) != 256);
 	RTE_BUILD_BUG_ON(sizeof(struct shm_post_slot) != 64);
+	RTE_BUILD_BUG_ON(offsetof(struct shm_post_slot, abort_seq) != 60);
 }
 
 #endif /* COMCH_SHM_H */

@@ -122,15 +122,20 @@ shm_msg_recv_burst(struct rte_comch_conn *conn, struct rte_comch_msg *msgs,
 	return (int)i;
 }
 
+/* Read from any thread (telemetry, the mp thread): reads only. What the
+ * peer wrote counts only if it is plausible (no further than sent);
+ * otherwise the last validated value does. */
 uint64_t
 shm_conn_in_flight(struct rte_comch_conn *conn)
 {
 	struct shm_conn *sc = conn->drv;
+	uint32_t prod = __atomic_load_n(&sc->tx_prod, __ATOMIC_RELAXED);
+	uint32_t known = __atomic_load_n(&sc->tx_cons, __ATOMIC_RELAXED);
 	uint32_t cons = __atomic_load_n(&sc->local->tx_cons, __ATOMIC_ACQUIRE);
 
-	if (cons - sc->tx_cons <= sc->tx_prod - sc->tx_cons)
-		sc->tx_cons = cons;
-	return sc->tx_prod - sc->tx_cons;
+	if (cons - known > prod - known)
+		cons = known;
+	return prod - cons;
 }
 
 /* ---------------------------------------------------------- connections */
@@ -168,16 +173,21 @@ shm_conn_close(struct rte_comch_dev *cdev __rte_unused,
 		sc->sock = -1;
 	}
 	/* No producer or consumer is left (the library checked). */
-	shm_conn_remote_free_all(sc);
+	shm_view_free(sc->view);
+	sc->view = NULL;
 	shm_conn_unmap(sc);
 }
 
-/* Fill a connection's driver state once both mailboxes are mapped. */
-static void
+/* Fill a connection's driver state once both mailboxes are mapped:
+ * 0, or -ENOMEM (nothing taken over). */
+static int
 shm_conn_init(struct shm_conn *sc, struct rte_comch_conn *conn, int sock,
 		const struct shm_ring_geom *rx, void *local,
 		const struct shm_ring_geom *tx, void *remote)
 {
+	sc->view = shm_view_create(conn);
+	if (sc->view == NULL)
+		return -ENOMEM;
 	sc->conn = conn;
 	sc->sock = sock;
 	sc->rx = *rx;
@@ -188,8 +198,7 @@ shm_conn_init(struct shm_conn *sc, struct rte_comch_conn *conn, int sock,
 	sc->local_map.size = rx->mailbox_size;
 	sc->remote_map.base = remote;
 	sc->remote_map.size = tx->mailbox_size;
-	rte_spinlock_init(&sc->remote_lock);
-	TAILQ_INIT(&sc->retired);
+	return 0;
 }
 
 /* Report a connection lost by the socket or by a broken rule (once). */
@@ -205,7 +214,8 @@ shm_conn_report(struct shm_conn *sc, int err)
 		epoll_ctl(sc->server->epfd, EPOLL_CTL_DEL, sc->sock, NULL);
 	if (err == -EPROTO)
 		SHM_LOG(ERR, "%s: connection %u broke the ring protocol; closing it",
-			sc->conn->dev->data->dev_name, sc->conn->id);
+			rte_comch_pmd_dev(sc->conn->dev_id)->data->dev_name,
+			sc->conn->id);
 	rte_comch_pmd_conn_lost(sc->conn, err);
 	return 1;
 }
@@ -240,7 +250,8 @@ shm_conn_sock_event(struct shm_conn *sc)
 		if (ret < 0) {
 			__atomic_store_n(&sc->broken, -EPROTO, __ATOMIC_RELAXED);
 			SHM_LOG(ERR, "%s: connection %u: malformed or unexpected message from the peer",
-				sc->conn->dev->data->dev_name, sc->conn->id);
+				rte_comch_pmd_dev(sc->conn->dev_id)->data->dev_name,
+				sc->conn->id);
 			return n + shm_conn_report(sc, -EPROTO);
 		}
 		n++;
@@ -425,7 +436,12 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 		goto err_unmap;
 	}
 	sc = conn->drv;
-	shm_conn_init(sc, conn, p->sock, &rx, local, &tx, remote);
+	if (shm_conn_init(sc, conn, p->sock, &rx, local, &tx, remote) < 0) {
+		rte_comch_pmd_conn_free(conn);
+		ret = -ENOMEM;
+		shm_send_reject(p->sock, ENOMEM, "DPU out of memory");
+		goto err_unmap;
+	}
 	sc->server = ss;
 
 	shm_msg_init(&msg, SHM_MSG_ACCEPT);
@@ -445,6 +461,7 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 		SHM_LOG(NOTICE, "%s: client on %s left during the handshake",
 			cdev->data->dev_name, ss->rep->name);
 		sc->sock = -1; /* p still owns the socket */
+		shm_view_free(sc->view);
 		shm_conn_unmap(sc);
 		rte_comch_pmd_conn_free(conn);
 		return ret;
@@ -635,7 +652,13 @@ shm_client_accepted(struct rte_comch_dev *cdev, struct rte_comch_client *cli,
 		return;
 	}
 	sc = conn->drv;
-	shm_conn_init(sc, conn, sh->sock, &sh->rx, sh->mailbox, &tx, remote);
+	if (shm_conn_init(sc, conn, sh->sock, &sh->rx, sh->mailbox, &tx,
+			remote) < 0) {
+		rte_comch_pmd_conn_free(conn);
+		munmap(remote, tx.mailbox_size);
+		shm_client_fail(cdev, cli, -ENOMEM);
+		return;
+	}
 	sh->sock = -1;       /* owned by the connection now */
 	sh->mailbox = NULL;
 	rte_comch_pmd_client_connected(cli, conn);

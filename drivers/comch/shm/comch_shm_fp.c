@@ -3,49 +3,45 @@
  */
 
 /*
- * comch_shm fast path: registered memory, consumers and producers.
- * Layout and protocol: comch_shm.h. The producer's CPU plays the hardware:
- * it copies each payload once, straight into the consumer's posted buffer.
+ * comch_shm fast path: registered memory, consumers and producers, and
+ * the peer's consumers as producers see them. Layout and protocol:
+ * comch_shm.h. The producer's CPU plays the hardware: it copies each
+ * payload once, straight into the consumer's posted buffer.
  *
  * Who writes what in a consumer ring:
  *   post_prod, slot{buf_off, buf_len, post_seq}: the consumer;
  *   claim: producers (CAS), and the consumer when it stops (CAS);
  *   slot{done_seq, len, producer_id, imm_len, imm}: the producer that
- *     claimed the slot.
+ *     claimed the slot;
+ *   slot{abort_seq}: the producing side's primary process, for a slot a
+ *     dead producer claimed (comch_shm_mp.c).
  * Every value one side reads that the other wrote is checked against its
  * own private copies (depth, mask, memory size, posted lengths, accepted
  * immediate data); a failed check breaks the connection (-EPROTO).
+ *
+ * Producers and consumers may belong to a secondary process: everything
+ * here runs in the owner process, and uses only this process's mappings
+ * (the object's own, and the view of the peer's consumers).
  */
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <rte_branch_prediction.h>
+#include <rte_eal.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
 #include "comch_shm_priv.h"
 
-/* Slots peeked and claimed per CAS. */
+/* Slots peeked and claimed per CAS (at most 32: see SHM_CLAIM_REC). */
 #define SHM_SEND_CHUNK 32
 
-static inline bool
-shm_conn_down(const struct shm_conn *sc)
-{
-	return __atomic_load_n(&sc->peer_gone, __ATOMIC_RELAXED) ||
-		__atomic_load_n(&sc->broken, __ATOMIC_RELAXED) != 0;
-}
-
-static inline void
-shm_conn_break(struct shm_conn *sc)
-{
-	__atomic_store_n(&sc->broken, -EPROTO, __ATOMIC_RELAXED);
-}
-
-static size_t
+size_t
 shm_cons_ring_size(uint32_t depth)
 {
 	return RTE_ALIGN_CEIL(sizeof(struct shm_cons_hdr) +
@@ -64,14 +60,14 @@ shm_mem_create(struct rte_comch_dev *cdev __rte_unused,
 	int ret;
 
 	mem->size = RTE_ALIGN_CEIL(mem->size, (size_t)sysconf(_SC_PAGESIZE));
-	sm = rte_zmalloc_socket("comch_shm_mem", sizeof(*sm), 0, mem->socket_id);
+	sm = calloc(1, sizeof(*sm));
 	if (sm == NULL)
 		return -ENOMEM;
 	ret = shm_memfd_create("comch-mem", mem->size, &sm->fd, &addr);
 	if (ret < 0) {
 		SHM_LOG(ERR, "cannot create %zu bytes of registered memory: %s",
 			mem->size, strerror(-ret));
-		rte_free(sm);
+		free(sm);
 		return ret;
 	}
 	mem->addr = addr;
@@ -87,7 +83,7 @@ shm_mem_destroy(struct rte_comch_dev *cdev __rte_unused,
 
 	munmap(mem->addr, mem->size);
 	close(sm->fd);
-	rte_free(sm);
+	free(sm);
 }
 
 /* ---------------------------------------------------------- consumers */
@@ -96,14 +92,10 @@ int
 shm_consumer_create(struct rte_comch_dev *cdev __rte_unused,
 		struct rte_comch_consumer *cons)
 {
-	struct shm_consumer *c;
+	struct shm_consumer *c = cons->fp.drv;
 	void *ring;
 	int ret;
 
-	c = rte_zmalloc_socket("comch_shm_consumer", sizeof(*c),
-			RTE_CACHE_LINE_SIZE, rte_socket_id());
-	if (c == NULL)
-		return -ENOMEM;
 	c->depth = cons->nb_posts;
 	c->mask = rte_align32pow2(c->depth) - 1;
 	c->imm_max = cons->imm_data_len;
@@ -111,21 +103,22 @@ shm_consumer_create(struct rte_comch_dev *cdev __rte_unused,
 	c->mem_size = cons->mem->size;
 	c->sc = cons->conn->drv;
 	c->cons = cons;
-	c->posted = rte_zmalloc_socket("comch_shm_posted",
-			sizeof(*c->posted) * (c->mask + 1), RTE_CACHE_LINE_SIZE,
-			rte_socket_id());
+	c->ring_fd = -1;
+	/* Private to this process: process memory, first touched by the
+	 * lcore creating the consumer. */
+	c->posted = calloc(c->mask + 1, sizeof(*c->posted));
+	if (c->posted == NULL)
+		return -ENOMEM;
 	c->ring_size = shm_cons_ring_size(c->depth);
-	ret = c->posted == NULL ? -ENOMEM :
-		shm_memfd_create("comch-consumer", c->ring_size, &c->ring_fd,
-				&ring);
+	ret = shm_memfd_create("comch-consumer", c->ring_size, &c->ring_fd,
+			&ring);
 	if (ret < 0) {
-		rte_free(c->posted);
-		rte_free(c);
+		free(c->posted);
+		c->posted = NULL;
 		return ret;
 	}
 	c->hdr = ring;
 	c->slots = RTE_PTR_ADD(ring, sizeof(struct shm_cons_hdr));
-	cons->fp.drv = c;
 	return 0;
 }
 
@@ -134,8 +127,6 @@ shm_consumer_start(struct rte_comch_dev *cdev, struct rte_comch_consumer *cons)
 {
 	struct shm_consumer *c = cons->fp.drv;
 	struct shm_mem *sm = cons->mem->drv;
-	struct shm_msg msg;
-	int fds[2] = { c->ring_fd, sm->fd };
 	int ret;
 
 	if (shm_conn_down(c->sc))
@@ -143,21 +134,13 @@ shm_consumer_start(struct rte_comch_dev *cdev, struct rte_comch_consumer *cons)
 	/* A restarted consumer continues from where it stopped. */
 	__atomic_store_n(&c->hdr->claim, c->post_idx, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->hdr->post_prod, c->post_idx, __ATOMIC_RELEASE);
-	shm_msg_init(&msg, SHM_MSG_CONSUMER_ADD);
-	msg.consumer.consumer_id = cons->id;
-	msg.consumer.nb_posts = c->depth;
-	msg.consumer.imm_len = c->imm_max;
-	msg.consumer.ring_size = c->ring_size;
-	msg.consumer.mem_size = c->mem_size;
-	ret = shm_msg_send_wait(c->sc->sock, &msg, fds, 2,
-			SHM_ANNOUNCE_WAIT_MS);
+	ret = shm_consumer_announce(cons, c->ring_fd, sm->fd, c->mem_size);
 	if (ret < 0) {
 		SHM_LOG(ERR, "%s: connection %u: cannot announce consumer %u: %s",
 			cdev->data->dev_name, cons->conn->id, cons->id,
 			strerror(-ret));
 		return ret == -EAGAIN ? -EAGAIN : -ECONNRESET;
 	}
-	c->announced = true;
 	c->stopping = false;
 	c->running = true;
 	return 0;
@@ -176,7 +159,6 @@ shm_consumer_stop(struct rte_comch_dev *cdev __rte_unused,
 		struct rte_comch_consumer *cons)
 {
 	struct shm_consumer *c = cons->fp.drv;
-	struct shm_msg msg;
 	uint32_t claim;
 
 	c->running = false;
@@ -194,20 +176,7 @@ shm_consumer_stop(struct rte_comch_dev *cdev __rte_unused,
 	c->cancel_from = claim;
 	c->cancel_to = c->post_idx;
 	c->stopping = true;
-	if (c->announced && !shm_conn_down(c->sc)) {
-		shm_msg_init(&msg, SHM_MSG_CONSUMER_DEL);
-		msg.consumer.consumer_id = cons->id;
-		/* The peer must learn it, or a later consumer with the same
-		 * id would contradict what it knows: a link too congested
-		 * to say so is broken. */
-		if (shm_msg_send_wait(c->sc->sock, &msg, NULL, 0,
-				SHM_ANNOUNCE_WAIT_MS) < 0) {
-			SHM_LOG(ERR, "connection %u: cannot withdraw consumer %u; closing the connection",
-				cons->conn->id, cons->id);
-			shm_conn_break(c->sc);
-		}
-	}
-	c->announced = false;
+	shm_consumer_withdraw(cons);
 	if (c->cons_idx == c->post_idx)
 		shm_consumer_idle(c);
 	return 0;
@@ -221,9 +190,10 @@ shm_consumer_destroy(struct rte_comch_dev *cdev __rte_unused,
 
 	munmap(c->hdr, c->ring_size);
 	close(c->ring_fd);
-	rte_free(c->posted);
-	rte_free(c);
-	cons->fp.drv = NULL;
+	free(c->posted);
+	c->posted = NULL;
+	c->hdr = NULL;
+	c->ring_fd = -1;
 	return 0;
 }
 
@@ -293,9 +263,12 @@ shm_fp_poll(void *consumer, struct rte_comch_completion *cpl, uint16_t nb_cpl)
 		uint32_t len, imm_len;
 
 		if (__atomic_load_n(&slot->done_seq, __ATOMIC_ACQUIRE) != idx + 1) {
-			/* Not written: cancelled by stop, or never will be
-			 * (peer gone while stopping), or not yet. */
-			if (!(c->stopping &&
+			/* Not written: given up (its producer died), cancelled
+			 * by stop, or never will be (peer gone while
+			 * stopping), or not yet. */
+			if (__atomic_load_n(&slot->abort_seq, __ATOMIC_ACQUIRE) !=
+			    idx + 1 &&
+			    !(c->stopping &&
 			      (idx - c->cancel_from < c->cancel_to - c->cancel_from ||
 			       down)))
 				break;
@@ -340,22 +313,22 @@ shm_fp_poll(void *consumer, struct rte_comch_completion *cpl, uint16_t nb_cpl)
 /* ---------------------------------------------------------- producers */
 
 int
-shm_producer_create(struct rte_comch_dev *cdev __rte_unused,
-		struct rte_comch_producer *prod)
+shm_producer_create(struct rte_comch_dev *cdev, struct rte_comch_producer *prod)
 {
-	struct shm_conn *sc = prod->conn->drv;
-	struct shm_producer *p;
+	struct shm_producer *p = prod->fp.drv;
+	struct shm_view *v;
 
-	p = rte_zmalloc_socket("comch_shm_producer", sizeof(*p),
-			RTE_CACHE_LINE_SIZE, rte_socket_id());
-	if (p == NULL)
+	v = shm_view_get(cdev, prod->conn, true);
+	if (v == NULL)
 		return -ENOMEM;
-	p->sc = sc;
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
+		pthread_mutex_lock(&v->lock);
+		v->nb_producers++;
+		pthread_mutex_unlock(&v->lock);
+	}
+	p->sc = prod->conn->drv;
+	p->view = v;
 	p->id = (uint16_t)prod->id;
-	rte_spinlock_lock(&sc->remote_lock);
-	sc->nb_producers++;
-	rte_spinlock_unlock(&sc->remote_lock);
-	prod->fp.drv = p;
 	return 0;
 }
 
@@ -381,35 +354,22 @@ shm_producer_stop(struct rte_comch_dev *cdev __rte_unused,
 	return 0;
 }
 
-static void
-shm_remote_free(struct shm_remote_cons *r)
-{
-	munmap(r->hdr, r->ring_map_size);
-	munmap(r->mem, r->mem_size);
-	rte_free(r);
-}
-
 int
 shm_producer_destroy(struct rte_comch_dev *cdev __rte_unused,
 		struct rte_comch_producer *prod)
 {
 	struct shm_producer *p = prod->fp.drv;
-	struct shm_conn *sc = p->sc;
-	struct shm_remote_cons_list list;
-	struct shm_remote_cons *r;
+	struct shm_view *v = p->view;
 
-	TAILQ_INIT(&list);
-	rte_spinlock_lock(&sc->remote_lock);
-	/* The last producer gone: nobody can hold a retired consumer. */
-	if (--sc->nb_producers == 0)
-		TAILQ_CONCAT(&list, &sc->retired, next);
-	rte_spinlock_unlock(&sc->remote_lock);
-	while ((r = TAILQ_FIRST(&list)) != NULL) {
-		TAILQ_REMOVE(&list, r, next);
-		shm_remote_free(r);
+	/* In the primary, retired mappings go when no process has a
+	 * producer left (shm_fp_release()); here, when this one has none. */
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
+		pthread_mutex_lock(&v->lock);
+		if (--v->nb_producers == 0)
+			shm_view_free_retired(v);
+		pthread_mutex_unlock(&v->lock);
 	}
-	rte_free(p);
-	prod->fp.drv = NULL;
+	p->view = NULL;
 	return 0;
 }
 
@@ -438,6 +398,51 @@ shm_peek(const struct shm_remote_cons *r, uint32_t c, uint32_t n,
 	return (int)i;
 }
 
+/* Claim up to @p want of @p r's posted slots from *@p c for the messages
+ * at @p ops: 0 nothing posted ("again"), > 0 claimed [*c, *c + k) with
+ * their offsets and lengths, -EMSGSIZE the next message does not fit,
+ * -EPROTO the consumer broke the rules. The claim record says what is
+ * being taken before the CAS takes it (see SHM_CLAIM_REC). */
+static inline int
+shm_claim(struct shm_producer *p, const struct shm_remote_cons *r,
+		uint32_t *c, uint32_t want, const struct rte_comch_send_op *ops,
+		uint64_t *off, uint32_t *blen)
+{
+	uint32_t prod, avail, now;
+	int k;
+
+	for (;;) {
+		prod = __atomic_load_n(&r->hdr->post_prod, __ATOMIC_ACQUIRE);
+		avail = prod - *c;
+		k = -1;
+		if (likely(avail <= r->depth)) {
+			if (avail == 0)
+				return 0;
+			k = shm_peek(r, *c, RTE_MIN(avail, want), ops, off, blen);
+		}
+		if (unlikely(k < 0)) {
+			/* What looks wrong is the peer's fault only if
+			 * nobody moved the claim meanwhile: with several
+			 * producers, *c may just be stale. */
+			now = __atomic_load_n(&r->hdr->claim, __ATOMIC_ACQUIRE);
+			if (now != *c) {
+				*c = now;
+				continue;
+			}
+			return -EPROTO;
+		}
+		if (k == 0)
+			return -EMSGSIZE;
+		__atomic_store_n(&p->claim_rec,
+			SHM_CLAIM_REC(r->id, (uint32_t)k, r->gen, *c),
+			__ATOMIC_RELAXED);
+		if (__atomic_compare_exchange_n(&r->hdr->claim, c,
+				*c + (uint32_t)k, false, __ATOMIC_ACQ_REL,
+				__ATOMIC_ACQUIRE))
+			return k;
+	}
+}
+
 int
 shm_fp_send(void *producer, uint32_t consumer_id,
 		const struct rte_comch_send_op *ops, uint16_t nb_ops)
@@ -447,7 +452,7 @@ shm_fp_send(void *producer, uint32_t consumer_id,
 	const struct shm_remote_cons *r;
 	uint64_t off[SHM_SEND_CHUNK];
 	uint32_t blen[SHM_SEND_CHUNK];
-	uint32_t c, prod, avail, want, i;
+	uint32_t c, i;
 	int sent = 0, k;
 
 	if (unlikely(!p->running))
@@ -456,45 +461,25 @@ shm_fp_send(void *producer, uint32_t consumer_id,
 		return -ECONNRESET;
 	if (unlikely(consumer_id >= COMCH_MAX_FP_OBJECTS))
 		return -ENOENT;
-	r = __atomic_load_n(&sc->remote_cons[consumer_id], __ATOMIC_ACQUIRE);
-	if (unlikely(r == NULL || !__atomic_load_n(&r->alive, __ATOMIC_ACQUIRE)))
+	/* Only the incarnation the primary publishes is reachable. */
+	r = __atomic_load_n(&p->view->remote[consumer_id], __ATOMIC_ACQUIRE);
+	if (unlikely(r == NULL || r->gen !=
+		     __atomic_load_n(&sc->remote_gen[consumer_id],
+				     __ATOMIC_ACQUIRE)))
 		return -ENOENT;
 
 	c = __atomic_load_n(&r->hdr->claim, __ATOMIC_ACQUIRE);
 	while (sent < nb_ops) {
-		/* Claim: peek, then one CAS for the whole chunk. What looks
-		 * wrong is the peer's fault only if nobody moved the claim
-		 * meanwhile: with several producers, c may just be stale. */
-		for (;;) {
-			prod = __atomic_load_n(&r->hdr->post_prod,
-					__ATOMIC_ACQUIRE);
-			avail = prod - c;
-			k = 0;
-			if (likely(avail <= r->depth)) {
-				if (avail == 0)
-					return sent;
-				want = RTE_MIN(RTE_MIN(avail,
-						(uint32_t)SHM_SEND_CHUNK),
-						(uint32_t)(nb_ops - sent));
-				k = shm_peek(r, c, want, &ops[sent], off, blen);
-			}
-			if (unlikely(avail > r->depth || k < 0)) {
-				uint32_t now = __atomic_load_n(&r->hdr->claim,
-						__ATOMIC_ACQUIRE);
-
-				if (now != c) {
-					c = now;
-					continue;
-				}
+		k = shm_claim(p, r, &c, RTE_MIN((uint32_t)SHM_SEND_CHUNK,
+				(uint32_t)(nb_ops - sent)), &ops[sent], off, blen);
+		if (k <= 0) {
+			if (k == -EPROTO) {
 				shm_conn_break(sc);
-				return sent != 0 ? sent : -ECONNRESET;
+				k = -ECONNRESET;
 			}
-			if (k == 0)
-				return sent != 0 ? sent : -EMSGSIZE;
-			if (__atomic_compare_exchange_n(&r->hdr->claim, &c,
-					c + (uint32_t)k, false, __ATOMIC_ACQUIRE,
-					__ATOMIC_ACQUIRE))
-				break;
+			if (sent == 0 && k < 0)
+				sent = k;
+			break;
 		}
 
 		/* The slots [c, c + k) are ours: copy, then complete. */
@@ -517,39 +502,95 @@ shm_fp_send(void *producer, uint32_t consumer_id,
 		sent += k;
 		p->cnt.msgs += (uint64_t)k;
 	}
+	/* Every slot claimed is complete: nothing in progress. */
+	__atomic_store_n(&p->claim_rec, 0, __ATOMIC_RELEASE);
 	return sent;
 }
 
 /* ------------------------------------------- the peer's consumers (events) */
 
-static void
-shm_remote_retire(struct shm_conn *sc, struct shm_remote_cons *r)
+void
+shm_remote_free(struct shm_remote_cons *r)
 {
-	bool free_now;
-
-	__atomic_store_n(&r->alive, false, __ATOMIC_RELEASE);
-	__atomic_store_n(&sc->remote_cons[r->id], NULL, __ATOMIC_RELEASE);
-	sc->nb_remote_alive--;
-	rte_spinlock_lock(&sc->remote_lock);
-	free_now = sc->nb_producers == 0;
-	if (!free_now)
-		TAILQ_INSERT_TAIL(&sc->retired, r, next);
-	rte_spinlock_unlock(&sc->remote_lock);
-	if (free_now)
-		shm_remote_free(r);
+	munmap(r->hdr, r->ring_map_size);
+	munmap(r->mem, r->mem_size);
+	if (r->ring_fd >= 0)
+		close(r->ring_fd);
+	if (r->mem_fd >= 0)
+		close(r->mem_fd);
+	free(r);
 }
 
+void
+shm_view_retire(struct shm_view *v, struct shm_remote_cons *r, bool may_free)
+{
+	__atomic_store_n(&v->remote[r->id], NULL, __ATOMIC_RELEASE);
+	/* A retired consumer is never handed to a secondary again. */
+	if (r->ring_fd >= 0)
+		close(r->ring_fd);
+	if (r->mem_fd >= 0)
+		close(r->mem_fd);
+	r->ring_fd = -1;
+	r->mem_fd = -1;
+	if (may_free)
+		shm_remote_free(r);
+	else
+		TAILQ_INSERT_TAIL(&v->retired, r, next);
+}
+
+void
+shm_view_free_retired(struct shm_view *v)
+{
+	struct shm_remote_cons *r;
+
+	while ((r = TAILQ_FIRST(&v->retired)) != NULL) {
+		TAILQ_REMOVE(&v->retired, r, next);
+		shm_remote_free(r);
+	}
+}
+
+struct shm_view *
+shm_view_create(struct rte_comch_conn *conn)
+{
+	struct shm_view *v = calloc(1, sizeof(*v));
+
+	if (v == NULL)
+		return NULL;
+	pthread_mutex_init(&v->lock, NULL);
+	TAILQ_INIT(&v->retired);
+	v->conn = conn;
+	return v;
+}
+
+void
+shm_view_free(struct shm_view *v)
+{
+	uint32_t i;
+
+	if (v == NULL)
+		return;
+	for (i = 0; i < COMCH_MAX_FP_OBJECTS; i++)
+		if (v->remote[i] != NULL)
+			shm_remote_free(v->remote[i]);
+	shm_view_free_retired(v);
+	pthread_mutex_destroy(&v->lock);
+	free(v);
+}
+
+/* Primary: the peer announced a consumer. Its fds stay open in the entry
+ * (secondaries map them from there) until it is retired. */
 static int
 shm_consumer_add(struct shm_conn *sc, const struct shm_msg_consumer *m,
 		const int *fds, int nfds)
 {
+	struct shm_view *v = sc->view;
 	struct shm_remote_cons *r;
 	void *ring = NULL, *mem = NULL;
 	char why[SHM_REASON_MAX] = "bad CONSUMER_ADD";
 	size_t ring_size;
 
 	if (nfds != 2 || m->consumer_id >= COMCH_MAX_FP_OBJECTS ||
-	    sc->remote_cons[m->consumer_id] != NULL ||
+	    v->remote[m->consumer_id] != NULL ||
 	    m->nb_posts == 0 || m->nb_posts > SHM_MAX_POSTS ||
 	    m->imm_len > SHM_MAX_IMM || m->mem_size == 0 ||
 	    m->mem_size > SHM_MAX_MEM_SIZE)
@@ -562,7 +603,7 @@ shm_consumer_add(struct shm_conn *sc, const struct shm_msg_consumer *m,
 		munmap(ring, ring_size);
 		goto bad;
 	}
-	r = rte_zmalloc("comch_shm_remote_cons", sizeof(*r), RTE_CACHE_LINE_SIZE);
+	r = calloc(1, sizeof(*r));
 	if (r == NULL) {
 		munmap(ring, ring_size);
 		munmap(mem, m->mem_size);
@@ -577,60 +618,59 @@ shm_consumer_add(struct shm_conn *sc, const struct shm_msg_consumer *m,
 	r->imm_max = m->imm_len;
 	r->id = m->consumer_id;
 	r->ring_map_size = ring_size;
-	r->alive = true;
-	__atomic_store_n(&sc->remote_cons[r->id], r, __ATOMIC_RELEASE);
-	sc->nb_remote_alive++;
+	r->ring_fd = fds[0];
+	r->mem_fd = fds[1];
+	if (++sc->next_gen == 0)
+		sc->next_gen = 1;
+	r->gen = sc->next_gen;
+	pthread_mutex_lock(&v->lock);
+	__atomic_store_n(&v->remote[r->id], r, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&v->lock);
+	__atomic_store_n(&sc->remote_gen[r->id], r->gen, __ATOMIC_RELEASE);
 	rte_comch_pmd_consumer_event(sc->conn, r->id, RTE_COMCH_CONSUMER_CREATED);
 	return 0;
 bad:
 	SHM_LOG(ERR, "%s: connection %u: peer announced a consumer wrongly: %s",
-		sc->conn->dev->data->dev_name, sc->conn->id, why);
+		rte_comch_pmd_dev(sc->conn->dev_id)->data->dev_name,
+		sc->conn->id, why);
 	return -EPROTO;
 }
 
+/* Primary, the connection's polling lcore: CONSUMER_ADD or CONSUMER_DEL. */
 int
 shm_conn_consumer_msg(struct shm_conn *sc, const struct shm_msg *msg,
 		const int *fds, int nfds)
 {
+	struct shm_view *v = sc->view;
 	struct shm_remote_cons *r;
+	uint32_t id = msg->consumer.consumer_id;
 	int ret, i;
 
 	if (msg->type == SHM_MSG_CONSUMER_ADD) {
 		ret = shm_consumer_add(sc, &msg->consumer, fds, nfds);
+		if (ret == 0)
+			return 0; /* the entry keeps the fds */
 	} else if (msg->type == SHM_MSG_CONSUMER_DEL && nfds == 0 &&
-		   msg->consumer.consumer_id < COMCH_MAX_FP_OBJECTS &&
-		   (r = sc->remote_cons[msg->consumer.consumer_id]) != NULL) {
-		shm_remote_retire(sc, r);
-		rte_comch_pmd_consumer_event(sc->conn, msg->consumer.consumer_id,
+		   id < COMCH_MAX_FP_OBJECTS && (r = v->remote[id]) != NULL) {
+		/* Unpublished, then freed only if no producer of any process
+		 * exists: under fp_lock, so a producer created meanwhile
+		 * cannot have seen the entry (lock order: fp_lock, then the
+		 * view's). */
+		__atomic_store_n(&sc->remote_gen[id], 0, __ATOMIC_RELEASE);
+		rte_spinlock_lock(&sc->conn->fp_lock);
+		pthread_mutex_lock(&v->lock);
+		shm_view_retire(v, r, sc->conn->nb_producers == 0);
+		pthread_mutex_unlock(&v->lock);
+		rte_spinlock_unlock(&sc->conn->fp_lock);
+		rte_comch_pmd_consumer_event(sc->conn, id,
 				RTE_COMCH_CONSUMER_DESTROYED);
 		ret = 0;
 	} else {
 		ret = -EPROTO;
 	}
-	/* Mappings keep what they need; the fds themselves are done. */
 	for (i = 0; i < nfds; i++)
 		close(fds[i]);
 	return ret;
-}
-
-void
-shm_conn_remote_free_all(struct shm_conn *sc)
-{
-	struct shm_remote_cons *r;
-	uint32_t i;
-
-	for (i = 0; i < COMCH_MAX_FP_OBJECTS; i++) {
-		r = sc->remote_cons[i];
-		if (r != NULL) {
-			sc->remote_cons[i] = NULL;
-			shm_remote_free(r);
-		}
-	}
-	while ((r = TAILQ_FIRST(&sc->retired)) != NULL) {
-		TAILQ_REMOVE(&sc->retired, r, next);
-		shm_remote_free(r);
-	}
-	sc->nb_remote_alive = 0;
 }
 
 int
@@ -639,9 +679,20 @@ shm_conn_remote_consumers(struct rte_comch_conn *conn, uint32_t *ids,
 {
 	struct shm_conn *sc = conn->drv;
 	uint32_t i, n = 0;
+	int ret;
 
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
+		struct rte_comch_dev *cdev = rte_comch_pmd_dev(conn->dev_id);
+		struct shm_view *v = shm_view_get(cdev, conn, true);
+
+		if (v == NULL)
+			return -ENOMEM;
+		ret = shm_view_sync(cdev, v);
+		if (ret < 0)
+			return ret;
+	}
 	for (i = 0; i < COMCH_MAX_FP_OBJECTS; i++) {
-		if (__atomic_load_n(&sc->remote_cons[i], __ATOMIC_ACQUIRE) == NULL)
+		if (__atomic_load_n(&sc->remote_gen[i], __ATOMIC_ACQUIRE) == 0)
 			continue;
 		if (n < nb_ids)
 			ids[n] = i;

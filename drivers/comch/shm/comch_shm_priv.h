@@ -7,7 +7,9 @@
 
 /* Per-process state of the comch_shm driver (not shared, holds fds). */
 
+#include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <sys/queue.h>
 #include <sys/un.h>
@@ -36,6 +38,8 @@ extern int comch_shm_logtype;
 
 struct shm_dev;
 struct shm_server;
+struct shm_view;
+TAILQ_HEAD(shm_view_list, shm_view);
 
 /** A socket accepted on a DPU function: first waiting for HELLO (owned by
  * the interrupt thread, on rep->pending), then waiting in a server's inbox
@@ -75,6 +79,9 @@ struct shm_dev {
 	uint16_t nb_reps;
 	struct shm_rep reps[SHM_MAX_FUNCTIONS];
 	uint64_t sock_check_cycles;
+	/* Secondary: this process's views of attached connections. */
+	pthread_mutex_t views_lock;
+	struct shm_view_list views;
 };
 
 /** Driver state of a server (srv->drv). */
@@ -104,10 +111,26 @@ struct shm_map {
 	size_t size;
 };
 
-/** A consumer of the peer, as this side's producers see it. Created and
- * retired by the lcore polling the connection; read by producers on any
- * lcore. Freed only when the connection has no producer (so no producer
- * can still hold it) or when the connection is released. */
+/*
+ * The peer's consumers, as producers see them.
+ *
+ * The primary learns of them on the link socket (CONSUMER_ADD/DEL, handled
+ * by the connection's polling lcore), maps them, keeps their fds for
+ * secondaries, and publishes each one's generation in sc->remote_gen[]
+ * (shared): the number of the incarnation alive under that id, 0 if none.
+ * Every process keeps its own view (struct shm_view, process memory) of
+ * the mappings; the primary's is filled as the peer announces, a
+ * secondary's when it lists the peer's consumers
+ * (rte_comch_conn_remote_consumers()) and asks the primary for the fds. A
+ * producer may use an entry only if its generation is the published one.
+ *
+ * An entry retired (the peer withdrew the consumer, or a secondary saw a
+ * newer generation) stays mapped on the view's retired list while a
+ * producer may still hold it: in a secondary while that process has
+ * producers on the connection, in the primary while any process has (so
+ * the primary can still repair what a dead secondary's producer left in
+ * it).
+ */
 struct shm_remote_cons {
 	/* Read by producers. */
 	struct shm_cons_hdr *hdr;
@@ -118,14 +141,28 @@ struct shm_remote_cons {
 	uint32_t mask;
 	uint32_t imm_max;
 	uint32_t id;
-	bool alive;          /**< Cleared (release) on CONSUMER_DEL. */
+	uint32_t gen;        /**< Incarnation mapped here. */
 	/* Cold. */
+	int ring_fd;         /**< Primary: kept while alive, for secondaries. */
+	int mem_fd;
 	size_t ring_map_size;
 	TAILQ_ENTRY(shm_remote_cons) next; /**< In the retired list. */
 };
 TAILQ_HEAD(shm_remote_cons_list, shm_remote_cons);
 
-/** Driver state of a connection (conn->drv). */
+/** One process's map of the peer's consumers on a connection. */
+struct shm_view {
+	/* Read by producers (acquire), written under lock (release). */
+	struct shm_remote_cons *remote[COMCH_MAX_FP_OBJECTS];
+	pthread_mutex_t lock;        /**< remote[] changes, retired, nb_producers. */
+	struct shm_remote_cons_list retired;
+	uint32_t nb_producers;       /**< Secondary: this process's producers. */
+	struct rte_comch_conn *conn;
+	TAILQ_ENTRY(shm_view) next;  /**< Secondary: in shm_dev's list. */
+};
+
+/** Driver state of a connection (conn->drv, shared memory). Everything
+ * but the fields marked shared is the primary's. */
 struct shm_conn {
 	/* Hot: send side. */
 	uint32_t tx_prod;        /**< Next index we write (private). */
@@ -137,23 +174,38 @@ struct shm_conn {
 	uint32_t rx_held;        /**< Delivered, released on the next call. */
 	struct shm_ring_geom rx; /**< Our queue (private copy). */
 	struct shm_mailbox_hdr *local; /**< Our mailbox: we only read. */
-	/* Cold. */
+	/* Shared: read on every process's fast path. */
 	int broken;              /**< -EPROTO once the peer broke the rules. */
-	bool peer_gone;          /**< EOF seen on the socket. */
+	bool peer_gone;          /**< EOF seen on the socket, or primary gone. */
+	/* Cold. */
 	bool lost_reported;
 	int sock;
 	struct shm_map local_map;
 	struct shm_map remote_map;
 	struct rte_comch_conn *conn;
 	struct shm_server *server; /**< NULL on the host side. */
-	/* Fast path: the peer's consumers, indexed by id (acquire/release
-	 * pointers), and the retired ones not yet freed. */
-	struct shm_remote_cons *remote_cons[COMCH_MAX_FP_OBJECTS];
-	rte_spinlock_t remote_lock; /**< nb_producers and retired. */
-	uint32_t nb_producers;
-	uint32_t nb_remote_alive;
-	struct shm_remote_cons_list retired;
+	struct shm_view *view;     /**< The primary's view. */
+	uint32_t next_gen;         /**< Generation counter. */
+	/* Shared: generation of the peer's live consumer per id, 0 if none
+	 * (written by the polling lcore, release). */
+	uint32_t remote_gen[COMCH_MAX_FP_OBJECTS];
 };
+
+/* Lost (peer gone, primary gone) or broken (the peer broke the rules):
+ * read on every fast-path call, by any process. */
+static inline bool
+shm_conn_down(const struct shm_conn *sc)
+{
+	return __atomic_load_n(&sc->peer_gone, __ATOMIC_RELAXED) ||
+		__atomic_load_n(&sc->broken, __ATOMIC_RELAXED) != 0;
+}
+
+/* The peer broke the rules: the primary's next poll reports it. */
+static inline void
+shm_conn_break(struct shm_conn *sc)
+{
+	__atomic_store_n(&sc->broken, -EPROTO, __ATOMIC_RELAXED);
+}
 
 /** First member of a producer and a consumer: what went through it
  * (written by the owning lcore only; read by telemetry). */
@@ -162,15 +214,35 @@ struct shm_fp_counters {
 	uint64_t bytes;
 };
 
-/** Driver state of a producer (prod->fp.drv). */
+/*
+ * A producer's claim record: which consumer slots it is taking or filling
+ * (shm_fp_send() writes it before each claim and clears it on return).
+ * One 64-bit word, so the primary reads a consistent one at any time:
+ * busy, consumer id, claim size - 1, low 18 bits of the consumer's
+ * generation, first index.
+ */
+#define SHM_CLAIM_BUSY RTE_BIT64(63)
+#define SHM_CLAIM_GEN_MASK ((UINT32_C(1) << 18) - 1)
+#define SHM_CLAIM_REC(id, k, gen, lo) (SHM_CLAIM_BUSY | \
+	((uint64_t)(id) << 55) | ((uint64_t)((k) - 1) << 50) | \
+	((uint64_t)((gen) & SHM_CLAIM_GEN_MASK) << 32) | (uint64_t)(lo))
+#define SHM_CLAIM_ID(rec) ((uint32_t)((rec) >> 55) & 0xff)
+#define SHM_CLAIM_K(rec) (((uint32_t)((rec) >> 50) & 0x1f) + 1)
+#define SHM_CLAIM_GEN(rec) ((uint32_t)((rec) >> 32) & SHM_CLAIM_GEN_MASK)
+#define SHM_CLAIM_LO(rec) ((uint32_t)(rec))
+
+/** Driver state of a producer (prod->fp.drv, shared memory). */
 struct shm_producer {
 	struct shm_fp_counters cnt;    /* first */
+	uint64_t claim_rec;            /**< Shared: see SHM_CLAIM_REC. */
 	struct shm_conn *sc;
+	struct shm_view *view;         /**< Owner process only. */
 	uint16_t id;
 	bool running;
 } __rte_cache_aligned;
 
-/** Driver state of a consumer (cons->fp.drv); everything hot is private. */
+/** Driver state of a consumer (cons->fp.drv, shared memory); everything
+ * hot is the owner's. */
 struct shm_consumer {
 	struct shm_fp_counters cnt;    /* first */
 	struct shm_cons_hdr *hdr;      /**< Our ring: we write post_prod. */
@@ -191,10 +263,11 @@ struct shm_consumer {
 	struct shm_posted {
 		void *buf;
 		uint32_t len;
-	} *posted;                     /**< What we posted, by index & mask. */
-	int ring_fd;
+	} *posted;                     /**< What we posted, by index & mask
+					*   (owner's process memory). */
+	int ring_fd;                   /**< Owner process only. */
 	size_t ring_size;
-	bool announced;                /**< CONSUMER_ADD sent. */
+	bool announced;                /**< Primary: CONSUMER_ADD sent. */
 } __rte_cache_aligned;
 
 /** Driver state of registered memory (mem->drv). */
@@ -226,6 +299,8 @@ int shm_memfd_create(const char *tag, size_t size, int *fd, void **base);
  * against resizing; else -EPROTO with the reason in @p why. */
 int shm_map_sealed(int fd, uint64_t size, void **base, char *why,
 		size_t why_len);
+/* The checks of shm_map_sealed() without mapping. */
+int shm_fd_check(int fd, uint64_t size, char *why, size_t why_len);
 /* Most fds one protocol message carries (CONSUMER_ADD). */
 #define SHM_MSG_FDS_MAX 2
 int shm_msg_send(int sock, const struct shm_msg *msg, int fd);
@@ -272,8 +347,42 @@ int shm_fp_poll(void *consumer, struct rte_comch_completion *cpl,
 /* Handle CONSUMER_ADD/DEL from the peer (connection's polling lcore). */
 int shm_conn_consumer_msg(struct shm_conn *sc, const struct shm_msg *msg,
 		const int *fds, int nfds);
-/* Free every remote consumer (connection release). */
-void shm_conn_remote_free_all(struct shm_conn *sc);
+/* The primary's view of a new connection, and freeing it at release. */
+struct shm_view *shm_view_create(struct rte_comch_conn *conn);
+void shm_view_free(struct shm_view *v);
+
+/* comch_shm_mp.c: multi-process */
+void shm_consumer_reclaim(struct rte_comch_dev *cdev,
+		struct rte_comch_consumer *cons);
+int shm_producer_reclaim(struct rte_comch_dev *cdev,
+		struct rte_comch_producer *prod);
+void shm_fp_release(struct rte_comch_dev *cdev, struct rte_comch_conn *conn);
+int shm_mp_request(struct rte_comch_dev *cdev, struct rte_comch_conn *conn,
+		struct rte_comch_consumer *cons, struct rte_comch_producer *prod,
+		const void *req, size_t req_len, const int *fds, int nb_fds,
+		void *rep, size_t *rep_len, int *rep_fds, int *nb_rep_fds);
+void shm_conn_detach(struct rte_comch_dev *cdev, struct rte_comch_conn *conn);
+void shm_conn_orphan(struct rte_comch_dev *cdev, struct rte_comch_conn *conn);
+/* Tell the peer about a consumer (CONSUMER_ADD with its ring and memory
+ * fds) or that it is gone (CONSUMER_DEL), from the process that owns the
+ * consumer: directly in the primary, through it in a secondary. */
+int shm_consumer_announce(struct rte_comch_consumer *cons, int ring_fd,
+		int mem_fd, uint64_t mem_size);
+void shm_consumer_withdraw(struct rte_comch_consumer *cons);
+/* This process's view of @p conn: the primary's, or a secondary's
+ * (created when @p create). NULL if none (or out of memory). */
+struct shm_view *shm_view_get(struct rte_comch_dev *cdev,
+		struct rte_comch_conn *conn, bool create);
+/* Secondary: map the peer's live consumers into this process's view. */
+int shm_view_sync(struct rte_comch_dev *cdev, struct shm_view *v);
+/* Retire an entry of @p v (under v->lock): free it now if @p may_free,
+ * else keep it on the retired list. */
+void shm_view_retire(struct shm_view *v, struct shm_remote_cons *r,
+		bool may_free);
+void shm_view_free_retired(struct shm_view *v);
+void shm_remote_free(struct shm_remote_cons *r);
+/* Consumer ring size for @p depth posts. */
+size_t shm_cons_ring_size(uint32_t depth);
 
 /* comch_shm_ctrl.c */
 int shm_server_create(struct rte_comch_dev *cdev, struct rte_comch_server *srv);

@@ -82,13 +82,12 @@ shm_memfd_create(const char *tag, size_t size, int *fd, void **base)
  * who can open it.
  */
 int
-shm_map_sealed(int fd, uint64_t size, void **base, char *why, size_t why_len)
+shm_fd_check(int fd, uint64_t size, char *why, size_t why_len)
 {
 	const int need = F_SEAL_SHRINK | F_SEAL_GROW;
 	struct statfs sfs;
 	struct stat st;
 	int seals;
-	void *p;
 
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		snprintf(why, why_len, "fd is not a regular file");
@@ -109,6 +108,18 @@ shm_map_sealed(int fd, uint64_t size, void **base, char *why, size_t why_len)
 		snprintf(why, why_len, "region is not sealed against resizing");
 		return -EPROTO;
 	}
+	return 0;
+}
+
+int
+shm_map_sealed(int fd, uint64_t size, void **base, char *why, size_t why_len)
+{
+	void *p;
+	int ret;
+
+	ret = shm_fd_check(fd, size, why, why_len);
+	if (ret < 0)
+		return ret;
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
 		snprintf(why, why_len, "cannot map region: %s", strerror(errno));

@@ -1,0 +1,283 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+Secondary processes, end to end: an emulated DPU (test_comch_secondary dpu,
+its own process), a host primary holding one connection to it, and host
+secondaries attached to that connection, each running its own
+producer/consumer pair on its own lcore against the DPU (which echoes
+every message back). Scenarios, in order, on the same connection:
+
+  two    two secondaries at once: every message echoed in order; the
+         primary's telemetry (read from this process, as dpdk-telemetry.py
+         does) shows each one's producer and consumer with exact counts and
+         its pid; after they detach, nothing is left
+  kill   one of two secondaries SIGKILLed mid-stream: the other finishes
+         unaffected, the DPU is told its consumer is gone, the primary
+         reclaims everything it owned, and the DPU's consumer it was
+         sending to still works
+  crash  a secondary dies inside a send, between claiming four of the
+         DPU's buffers and filling them: the primary gives up exactly those
+         four (the DPU gets them back unfilled) and the DPU's consumer
+         carries on
+  exit   a secondary exits without tearing anything down: reclaimed
+  gone   the primary is SIGKILLed under a running secondary: its fast-path
+         calls return -ECONNRESET, its control calls -ENODEV, and it tears
+         down cleanly; the DPU sees the connection lost and its consumers
+         all come back
+
+Usage: test_secondary.py <path to test_comch_secondary>
+Needs hugepages (secondaries share the primary's memory): skipped (77)
+without.
+"""
+
+import json
+import os
+import queue
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+GUARD = 60  # seconds: failure guard only, nothing is timed
+
+
+class Proc:
+    """A role of the test binary; its output lines are read as they come."""
+
+    def __init__(self, name, args, stdin=False):
+        self.name = name
+        self.lines = queue.Queue()
+        self.seen = []
+        self.p = subprocess.Popen(
+            args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+            text=True, bufsize=1)
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.p.stdout:
+            line = line.rstrip("\n")
+            print(f"[{self.name}] {line}", flush=True)
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def expect(self, pattern, guard=GUARD):
+        """The next line matching @pattern (a FAIL line fails the test)."""
+        end = time.monotonic() + guard
+        rx = re.compile(pattern)
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.01, end - time.monotonic()))
+            except queue.Empty:
+                raise SystemExit(f"FAIL {self.name}: no line matching {pattern!r}")
+            if line is None:
+                raise SystemExit(f"FAIL {self.name} ended before {pattern!r}")
+            self.seen.append(line)
+            if "FAIL" in line:
+                raise SystemExit(f"FAIL {self.name}: {line}")
+            m = rx.search(line)
+            if m:
+                return m
+
+    def say(self, text):
+        self.p.stdin.write(text + "\n")
+        self.p.stdin.flush()
+
+    def close_stdin(self):
+        self.p.stdin.close()
+
+    def wait(self, guard=GUARD):
+        try:
+            return self.p.wait(timeout=guard)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            raise SystemExit(f"FAIL {self.name} did not exit")
+
+
+def check(cond, what):
+    if not cond:
+        raise SystemExit(f"FAIL {what}")
+    print(f"ok {what}", flush=True)
+
+
+def telemetry(prefix, cmd):
+    path = f"/var/run/dpdk/{prefix}/dpdk_telemetry.v2"
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect(path)
+    s.recv(4096)                      # the greeting
+    s.send(cmd.encode())
+    reply = json.loads(s.recv(1 << 20).decode())
+    s.close()
+    return reply[cmd.split(",")[0]]
+
+
+def wait_for(what, fn):
+    """Poll @fn until it returns a true value (failure guard only)."""
+    end = time.monotonic() + GUARD
+    while time.monotonic() < end:
+        v = fn()
+        if v:
+            return v
+        time.sleep(0.01)
+    raise SystemExit(f"FAIL waiting for {what}")
+
+
+def fp_objects(conn):
+    """{(kind, id): {"msgs":, "bytes":, "pid":}} of a /comch/stats entry."""
+    objs = {}
+    for k, v in conn.items():
+        m = re.fullmatch(r"(producer|consumer)_(\d+)_(msgs|bytes|pid)", k)
+        if m:
+            objs.setdefault((m[1], int(m[2])), {})[m[3]] = v
+    return objs
+
+
+def main():
+    binary = sys.argv[1]
+    if (not os.path.isdir("/dev/hugepages") or
+            int(open("/proc/sys/vm/nr_hugepages").read()) == 0):
+        print("no hugepages: skipped")
+        return 77
+    work = tempfile.mkdtemp(prefix="comch-sec.")
+    prefix = f"sec-{os.getpid()}"
+    procs = []
+
+    def start(name, args, stdin=False):
+        p = Proc(name, [binary] + args, stdin)
+        procs.append(p)
+        return p
+
+    def secondary(index, count, mode):
+        p = start(f"sec{index}-{mode}", ["secondary", prefix, str(dev),
+                  str(conn), str(index), str(count), mode],
+                  stdin=mode == "pause")
+        m = p.expect(r"running consumer (\d+) producer (\d+) target (\d+)")
+        p.consumer, p.producer, p.target = map(int, m.groups())
+        return p
+
+    def stats():
+        return telemetry(prefix, f"/comch/stats,{dev}")[str(conn)]
+
+    try:
+        dpu = start("dpu", ["dpu", work], stdin=True)
+        dpu.expect("dpu: ready")
+        primary = start("primary", ["primary", work, prefix], stdin=True)
+        m = primary.expect(r"primary: conn (\d+) (\d+)")
+        dev, conn = int(m[1]), int(m[2])
+        dpu.expect(r"dpu: connected")
+
+        # -- two: two secondaries at once, exact counts in telemetry
+        n = 20000
+        a = secondary(0, n, "pause")
+        b = secondary(1, n, "pause")
+        check(a.target != b.target, "two: each sends to its own DPU consumer")
+        a.expect(f"sec0: done {n}")
+        b.expect(f"sec1: done {n}")
+        st = stats()
+        objs = fp_objects(st)
+        for p in (a, b):
+            pr = objs.get(("producer", p.producer), {})
+            co = objs.get(("consumer", p.consumer), {})
+            check(pr.get("pid") == p.p.pid and co.get("pid") == p.p.pid,
+                  f"two: telemetry names {p.name}'s pid")
+            check(pr.get("msgs") == n and pr.get("bytes") == n * 64 and
+                  co.get("msgs") == n and co.get("bytes") == n * 64,
+                  f"two: telemetry counts of {p.name}: {pr} {co}")
+        info = telemetry(prefix, f"/comch/connections,{dev}")[str(conn)]
+        check(info["secondaries"] == 2 and info["side"] == "client" and
+              info["state"] == "running", "two: two secondaries attached")
+        for p in (a, b):
+            p.say("go")
+            p.expect(r"sec\d: ok")
+            check(p.wait() == 0, f"two: {p.name} exits 0")
+        st = stats()
+        check(st["secondaries"] == 0 and not fp_objects(st),
+              "two: nothing left after they detached")
+        for p in (a, b):
+            dpu.expect(f"dpu: consumer-destroyed {p.consumer}")
+
+        # -- kill: one of two SIGKILLed mid-stream
+        a = secondary(0, 10**12, "normal")
+        b = secondary(1, 4 * n, "normal")
+        a.expect("sec0: progress")
+        b.expect("sec1: progress")
+        a.p.kill()
+        check(a.wait() == -signal.SIGKILL, "kill: sec0 killed")
+        b.expect(f"sec1: done {4 * n}")
+        b.expect("sec1: ok")
+        check(b.wait() == 0, "kill: the other secondary finished unaffected")
+        dpu.expect(f"dpu: consumer-destroyed {a.consumer}")
+        wait_for("the primary to reclaim the dead secondary",
+                 lambda: (lambda s: s["secondaries"] == 0 and
+                          not fp_objects(s))(stats()))
+        check(True, "kill: the primary reclaimed everything")
+        c = secondary(0, n, "normal")
+        check(c.target == a.target, "kill: next secondary uses the same consumer")
+        c.expect("sec0: ok")
+        check(c.wait() == 0, "kill: the DPU's consumer still works")
+
+        # -- crash: dies between claiming and filling the DPU's buffers
+        dpu.say("mark crash-start")
+        dpu.expect("dpu: mark crash-start")
+        dpu.seen.clear()
+        x = secondary(0, n, "crash")
+        x.expect("sec0: crashing")
+        check(x.wait() == -signal.SIGSEGV, "crash: the secondary died in a send")
+        wait_for("the primary to reclaim the crashed secondary",
+                 lambda: (lambda s: s["secondaries"] == 0 and
+                          not fp_objects(s))(stats()))
+        z = secondary(0, n, "normal")
+        z.expect("sec0: ok")
+        check(z.wait() == 0, "crash: the DPU's consumer carries on")
+        # The DPU returns buffers in order: what it gave up came before
+        # the next secondary's echoes, so before the mark.
+        dpu.say("mark crash-end")
+        dpu.expect("dpu: mark crash-end")
+        aborted = sum(int(re.search(r"aborted (\d+)", l)[1])
+                      for l in dpu.seen if "dpu: aborted" in l)
+        check(aborted == 4, f"crash: exactly the 4 claimed buffers given up ({aborted})")
+
+        # -- exit: no teardown at all
+        e = secondary(1, n, "exit")
+        e.expect("sec1: exiting without teardown")
+        check(e.wait() == 0, "exit: exited")
+        dpu.expect(f"dpu: consumer-destroyed {e.consumer}")
+        wait_for("the primary to reclaim the exited secondary",
+                 lambda: (lambda s: s["secondaries"] == 0 and
+                          not fp_objects(s))(stats()))
+        check(True, "exit: reclaimed")
+
+        # -- gone: the primary dies under a running secondary
+        g = secondary(0, 10**12, "until-gone")
+        g.expect("sec0: progress")
+        primary.p.kill()
+        check(primary.wait() == -signal.SIGKILL, "gone: primary killed")
+        g.expect("sec0: primary gone, calls fail cleanly")
+        g.expect("sec0: ok")
+        check(g.wait() == 0, "gone: the secondary tore down and exited 0")
+        dpu.expect("dpu: lost")
+        dpu.expect("dpu: teardown ok")
+        dpu.close_stdin()
+        check(dpu.wait() == 0, "gone: the DPU exits cleanly")
+        print("secondary: all scenarios passed")
+        return 0
+    finally:
+        for p in procs:
+            if p.p.poll() is None:
+                p.p.kill()
+                p.p.wait()
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(f"/var/run/dpdk/{prefix}", ignore_errors=True)
+        # A killed primary leaves its hugepage files behind.
+        for f in os.listdir("/dev/hugepages"):
+            if f.startswith(prefix + "map_"):
+                os.unlink(os.path.join("/dev/hugepages", f))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
