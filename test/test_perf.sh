@@ -10,7 +10,7 @@ set -u
 PERF=${1:?usage: $0 dpdk-comch-perf}
 EAL="--no-pci --no-huge -m 256 --log-level=lib.eal:error --log-level=lib.telemetry:error --log-level=pmd.comch.shm:warning"
 out=$(mktemp -d /tmp/comch-perf-test.XXXXXX)
-trap 'rm -rf "$out"' EXIT
+trap 'rm -rf "$out"; rm -f /dev/hugepages/perft-hold-$$map_*; rm -rf /var/run/dpdk/perft-*-$$' EXIT
 fail=0
 
 check() {  # check FILE EXPECTED_TOTALS COUNT
@@ -99,6 +99,46 @@ for want in "running fp-tput, size 256, burst 8" "fp-tput size 256: sent" \
 		{ echo "FAIL interactive: no \"$want\""; cat "$out/ihost.log"; fail=1; }
 done
 if grep -q LOST "$out/ihost.log"; then echo "FAIL interactive lost messages"; fail=1; fi
+
+# a secondary process runs the fast-path tests on the connections of a
+# primary started with --hold (needs hugepages: secondaries share the
+# primary's memory)
+if [ -d /dev/hugepages ] && [ "$(cat /proc/sys/vm/nr_hugepages)" -gt 0 ]; then
+	hold_prefix=perft-hold-$$
+	EALH="--no-pci -m 64 --base-virtaddr=0x200000000000 --log-level=lib.eal:error --log-level=lib.telemetry:error --log-level=pmd.comch.shm:warning"
+	"$PERF" -l 0 $EAL --file-prefix perft-sdpu-$$ --vdev=comch_shm0,role=dpu,path=$link \
+		-- --role=dpu > "$out/sdpu.log" 2>&1 &
+	dpu=$!
+	"$PERF" -l 1 $EALH --file-prefix $hold_prefix --vdev=comch_shm1,role=host,path=$link \
+		-- --role=host --hold --connections=2 > "$out/hold.log" 2>&1 &
+	hold=$!
+	for i in $(seq 300); do  # until it says so (a failure guard, not a timing)
+		grep -q "holding 2 connection" "$out/hold.log" && break
+		kill -0 $hold 2>/dev/null || break
+		sleep 0.1
+	done
+	"$PERF" -l 0,1 $EALH --proc-type=secondary --file-prefix $hold_prefix -- \
+		--test=fp-lat,fp-tput,fp-bidir --size=64,1000 --count=20000 \
+		--warmup=0 --connections=2 --queues=2 --json \
+		> "$out/sec.json" 2> "$out/sec.err" || {
+		echo "FAIL secondary run"; cat "$out/hold.log" "$out/sec.err"; fail=1; }
+	check "$out/sec.json" 6 20000
+	# what a secondary may not do is refused with a message
+	if "$PERF" -l 0 $EALH --proc-type=secondary --file-prefix $hold_prefix -- \
+		--test=ctrl-lat 2> "$out/sec-bad.err"; then
+		echo "FAIL a secondary accepted ctrl-lat"; fail=1
+	fi
+	grep -q -- "--test=ctrl-lat: a secondary process runs fp-lat" "$out/sec-bad.err" ||
+		{ echo "FAIL no message for ctrl-lat in a secondary"; cat "$out/sec-bad.err"; fail=1; }
+	kill -INT $hold
+	wait $hold || { echo "FAIL hold exit status"; cat "$out/hold.log"; fail=1; }
+	grep -q "detached from connection 1" "$out/hold.log" ||
+		{ echo "FAIL the secondary did not detach"; cat "$out/hold.log"; fail=1; }
+	kill -INT $dpu
+	wait $dpu || { echo "FAIL dpu exit status"; fail=1; }
+else
+	echo "no hugepages: the secondary case is skipped"
+fi
 
 # bad options fail with a message, --help succeeds
 if "$PERF" -l 0 $EAL --file-prefix perft-bad-$$ -- --burst=0 2> "$out/bad.err"; then

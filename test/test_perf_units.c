@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "perf.h"
 
@@ -28,9 +29,10 @@ static int failures;
 	} \
 } while (0)
 
-/* Parse a space-separated option string. */
+/* Parse a space-separated option string, as a primary or a secondary
+ * process. */
 static int
-parse(const char *line, struct perf_opts *o)
+parse_as(bool secondary, const char *line, struct perf_opts *o)
 {
 	char buf[512], *argv[32], *tok, *save;
 	int argc = 0;
@@ -40,7 +42,34 @@ parse(const char *line, struct perf_opts *o)
 	     tok = strtok_r(NULL, " ", &save))
 		argv[argc++] = tok;
 	argv[argc] = NULL;
-	return perf_parse_args(argc, argv, o);
+	return perf_parse_args(argc, argv, secondary, o);
+}
+
+static int
+parse(const char *line, struct perf_opts *o)
+{
+	return parse_as(false, line, o);
+}
+
+/* What a parse prints on stderr, into @p out. */
+static int
+parse_msg(bool secondary, const char *line, char *out, size_t size)
+{
+	FILE *f = tmpfile();
+	int saved = dup(2), ret;
+	size_t n;
+
+	fflush(stderr);
+	dup2(fileno(f), 2);
+	ret = parse_as(secondary, line, &(struct perf_opts){ 0 });
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(f);
+	n = fread(out, 1, size - 1, f);
+	out[n] = '\0';
+	fclose(f);
+	return ret;
 }
 
 static void
@@ -56,6 +85,12 @@ test_options(void)
 		"--size=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17",
 		"--connections=0", "--connections=1025", "--queues=0",
 		"--queues=65", "-i", "-i --role=dpu", "--role=pair -i",
+		"--hold", "--role=dpu --hold", "--role=host --hold -i",
+	};
+	/* What a secondary process refuses: other roles, control tests. */
+	static const char * const bad_secondary[] = {
+		"--role=pair", "--role=dpu", "--hold", "--role=host --hold", "-i",
+		"--test=ctrl-lat", "--test=fp-tput,ctrl-tput", "--test=conn-rate",
 	};
 	struct perf_opts o;
 	size_t i;
@@ -86,6 +121,27 @@ test_options(void)
 	       "interactive, connections, queues, new tests");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		EXPECT(parse(bad[i], &o) == -EINVAL, "accepted \"%s\"", bad[i]);
+	EXPECT(parse("--role=host --hold", &o) == 0 && o.hold &&
+	       o.duration == 0, "hold until SIGINT by default");
+	EXPECT(parse_as(true, "", &o) == 0 && o.role == PERF_ROLE_HOST &&
+	       o.nb_tests == 2 && o.tests[0] == PERF_FP_LAT &&
+	       o.tests[1] == PERF_FP_TPUT, "secondary defaults");
+	EXPECT(parse_as(true, "--role=host --test=fp-bidir --connections=2 --queues=3",
+			&o) == 0 && o.connections == 2 && o.queues == 3,
+	       "secondary options");
+	for (i = 0; i < sizeof(bad_secondary) / sizeof(bad_secondary[0]); i++)
+		EXPECT(parse_as(true, bad_secondary[i], &o) == -EINVAL,
+		       "a secondary accepted \"%s\"", bad_secondary[i]);
+	/* The message names the option, also right after a short option
+	 * was parsed (getopt must start afresh each time). */
+	{
+		char msg[512];
+
+		parse("-i --role=host", &o);
+		EXPECT(parse_msg(true, "--test=ctrl-lat", msg, sizeof(msg)) ==
+		       -EINVAL && strstr(msg, "--test=ctrl-lat: a secondary") != NULL,
+		       "message after -i: %s", msg);
+	}
 }
 
 static void

@@ -54,6 +54,7 @@ struct perf_opts {
 	bool touch;
 	bool json;
 	bool interactive;      /* -i */
+	bool hold;             /* host: keep the connections for secondaries */
 	uint32_t connections;  /* host: connections to open */
 	uint32_t queues;       /* producer/consumer pairs per connection */
 	const char *name;      /* server name */
@@ -61,9 +62,11 @@ struct perf_opts {
 
 const char *perf_test_name(enum perf_test t);
 
-/* perf_options.c: parse the options after "--"; 0, 1 (--help shown) or
- * -EINVAL (message printed). */
-int perf_parse_args(int argc, char **argv, struct perf_opts *o);
+/* perf_options.c: parse the options after "--" (defaults and checks of a
+ * secondary process when @p secondary); 0, 1 (--help shown) or -EINVAL
+ * (message printed). */
+int perf_parse_args(int argc, char **argv, bool secondary,
+		struct perf_opts *o);
 void perf_usage(const char *prog);
 
 /* ------------------------------------------------------------- protocol */
@@ -164,7 +167,11 @@ extern volatile bool perf_quit;
  * errno. */
 int perf_dpu_run(const struct perf_opts *o, int16_t dev_id, double serve_for,
 		const volatile bool *until);
-/* Connect and run every (test, size). Returns 0 or a negative errno. */
+/* Connect and run every (test, size); in a secondary process, on the
+ * primary's connections. Returns 0 or a negative errno. */
 int perf_host_run(const struct perf_opts *o, int16_t dev_id);
+/* --hold: connect, then relay the test control of secondary processes
+ * running on these connections until SIGINT (or --duration). */
+int perf_hold_run(const struct perf_opts *o, int16_t dev_id);
 
 #endif /* COMCH_PERF_H */

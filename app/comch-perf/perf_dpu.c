@@ -347,6 +347,12 @@ dpu_fp_poll(struct dpu_conn *d, struct dpu_queue *q)
 	if (n <= 0)
 		return;
 	for (i = 0; i < n; i++) {
+		bufs[i] = cpl[i].buf;
+		lens[i] = d->size;
+		/* Given back unfilled (its producer died): not a message. */
+		if (cpl[i].status != 0)
+			continue;
+		d->msgs++;
 		if (d->touch) {
 			const uint64_t *w = cpl[i].buf;
 			uint32_t j;
@@ -364,10 +370,7 @@ dpu_fp_poll(struct dpu_conn *d, struct dpu_queue *q)
 						reply_to, &op, 1);
 			} while (k == 0 && !perf_quit);
 		}
-		bufs[i] = cpl[i].buf;
-		lens[i] = d->size;
 	}
-	d->msgs += (uint64_t)n;
 	rte_comch_consumer_post_burst(q->cons, bufs, lens, (uint16_t)n);
 }
 

@@ -125,25 +125,28 @@ fwd_fill_ops(const struct perf_session *s, struct rte_comch_send_op *ops)
 			.len = s->size };
 }
 
-/* Take completions of a stream's own consumer and repost the buffers. */
+/* Take completions of a stream's own consumer and repost the buffers;
+ * returns the messages received (buffers given back unfilled do not
+ * count). */
 static inline int
 fwd_fp_rx(struct perf_stream *st, uint16_t max)
 {
 	struct rte_comch_completion cpl[64];
 	void *bufs[64];
 	uint32_t lens[64];
-	int n, i;
+	int n, i, filled = 0;
 
 	n = rte_comch_consumer_poll_burst(st->cons, cpl, RTE_MIN(max, 64));
 	for (i = 0; i < n; i++) {
 		bufs[i] = cpl[i].buf;
 		lens[i] = st->size;
+		filled += cpl[i].status == 0;
 	}
 	if (n > 0) {
 		rte_comch_consumer_post_burst(st->cons, bufs, lens, (uint16_t)n);
-		st->received += (uint64_t)n;
+		st->received += (uint64_t)filled;
 	}
-	return n;
+	return n < 0 ? n : filled;
 }
 
 static int

@@ -36,6 +36,13 @@ has_own_consumer(enum perf_test t)
 	return t == PERF_FP_LAT || t == PERF_FP_BIDIR;
 }
 
+/* A secondary process: connections are the primary's (--hold). */
+static bool
+in_secondary(void)
+{
+	return rte_eal_process_type() != RTE_PROC_PRIMARY;
+}
+
 static uint64_t
 deadline(double s)
 {
@@ -95,6 +102,10 @@ conn_send_perf(struct perf_session *s, struct perf_conn *pc,
 	uint64_t dl = deadline(HOST_WAIT_S);
 	int ret;
 
+	/* A secondary's control messages go through the primary, which
+	 * answers with the DPU's reply. */
+	if (in_secondary())
+		return perf_relay_call(pc, &m);
 	while ((ret = rte_comch_msg_send(pc->conn, &m, sizeof(m))) == -EAGAIN &&
 	       rte_get_timer_cycles() < dl && !perf_quit)
 		perf_conn_recv(pc, NULL);
@@ -108,6 +119,8 @@ conns_wait(struct perf_session *s, enum perf_msg_type type)
 	uint64_t dl = deadline(HOST_WAIT_S);
 	unsigned int i, ready;
 
+	if (in_secondary())
+		return 0; /* the relay answered with the reply */
 	for (i = 0; i < s->nb_conns; i++)
 		s->conns[i].have_last = false;
 	do {
@@ -127,6 +140,36 @@ conns_wait(struct perf_session *s, enum perf_msg_type type)
 }
 
 /* ------------------------------------------------------------- session */
+
+/* A secondary: attach to the first --connections connections of the
+ * primary (started with --role=host --hold). */
+static int
+session_attach(struct perf_session *s, const struct perf_opts *o,
+		int16_t dev_id)
+{
+	uint32_t ids[PERF_MAX_CONNS];
+	unsigned int i;
+	int n;
+
+	n = rte_comch_conn_list(dev_id, ids, o->connections);
+	if (n < 0 || (uint32_t)n < o->connections) {
+		fprintf(stderr, "host: the primary holds %d connection(s), --connections=%u; start it with --role=host --hold --connections=N\n",
+			n < 0 ? 0 : n, o->connections);
+		return n < 0 ? n : -ENOENT;
+	}
+	for (i = 0; i < o->connections; i++) {
+		struct perf_conn *pc = &s->conns[i];
+
+		pc->conn = rte_comch_conn_attach(dev_id, ids[i]);
+		if (pc->conn == NULL) {
+			fprintf(stderr, "host: cannot attach to connection %u: %s\n",
+				ids[i], rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+		s->nb_conns++;
+	}
+	return 0;
+}
 
 int
 perf_session_open(struct perf_session *s, const struct perf_opts *o,
@@ -167,6 +210,8 @@ perf_session_open(struct perf_session *s, const struct perf_opts *o,
 		s->main_forwards = true;
 	}
 
+	if (in_secondary())
+		return session_attach(s, o, dev_id);
 	/* The DPU side may come up after us: retry while it is not there. */
 	dl = deadline(30);
 	for (i = 0; i < o->connections; i++) {
@@ -209,6 +254,10 @@ perf_session_close(struct perf_session *s)
 	for (i = 0; i < s->nb_conns; i++) {
 		struct perf_conn *pc = &s->conns[i];
 
+		if (pc->cli == NULL) {
+			rte_comch_conn_detach(pc->conn);
+			continue;
+		}
 		if (rte_comch_client_state(pc->cli, NULL) != RTE_COMCH_STATE_IDLE)
 			rte_comch_client_stop(pc->cli);
 		rte_comch_client_destroy(pc->cli);
@@ -328,6 +377,7 @@ perf_session_start(struct perf_session *s, enum perf_test test, uint32_t size,
 	}
 	for (i = 0; i < s->nb_conns; i++) {
 		s->conns[i].nb_peer_consumers = 0;
+		s->conns[i].have_last = false;
 		ret = conn_send_perf(s, &s->conns[i], PERF_MSG_BEGIN, 0);
 		if (ret < 0)
 			goto err;
@@ -341,10 +391,19 @@ perf_session_start(struct perf_session *s, enum perf_test test, uint32_t size,
 	if (is_fp(test)) {
 		/* Stream q of a connection sends to the DPU's q-th consumer. */
 		dl = deadline(HOST_WAIT_S);
-		for (i = 0; i < s->nb_conns; i++)
+		for (i = 0; i < s->nb_conns; i++) {
+			if (in_secondary()) {
+				/* Make them reachable from this process. */
+				ret = rte_comch_conn_remote_consumers(
+						s->conns[i].conn, NULL, 0);
+				if (ret < 0)
+					goto err;
+				continue;
+			}
 			while (s->conns[i].nb_peer_consumers < per_conn &&
 			       !perf_quit && rte_get_timer_cycles() < dl)
 				perf_conn_recv(&s->conns[i], NULL);
+		}
 		for (i = 0; i < s->nb_streams; i++) {
 			struct perf_conn *pc = s->streams[i].pc;
 
@@ -441,7 +500,7 @@ main_wait(struct perf_session *s)
 			s->stop = true;
 		if (now >= s->next_progress)
 			perf_progress(s, now);
-		if (is_fp(s->test)) {
+		if (is_fp(s->test) && !in_secondary()) {
 			unsigned int i;
 
 			for (i = 0; i < s->nb_conns; i++)
@@ -532,9 +591,11 @@ perf_session_stop(struct perf_session *s)
 		s->streams[i].pc->sent += s->streams[i].sent;
 		sent += s->streams[i].sent;
 	}
-	for (i = 0; i < s->nb_conns && ret == 0; i++)
+	for (i = 0; i < s->nb_conns && ret == 0; i++) {
+		s->conns[i].have_last = false;
 		ret = conn_send_perf(s, &s->conns[i], PERF_MSG_END,
 				s->conns[i].sent);
+	}
 	if (ret == 0)
 		ret = conns_wait(s, PERF_MSG_RESULT);
 	if (ret < 0) {

@@ -31,7 +31,8 @@ on_signal(int sig __rte_unused)
 	perf_quit = true;
 }
 
-/* The first device of @p role, else a new comch_shm device with @p args. */
+/* The first device of @p role, else a new comch_shm device with @p args
+ * (a secondary process uses the primary's devices only). */
 static int16_t
 perf_dev(enum rte_comch_role role, const char *name, const char *args)
 {
@@ -42,6 +43,11 @@ perf_dev(enum rte_comch_role role, const char *name, const char *args)
 	RTE_COMCH_FOREACH_DEV(id) {
 		if (rte_comch_info_get(id, &info) == 0 && info.role == role)
 			return id;
+	}
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
+		fprintf(stderr, "the primary process has no %s device\n",
+			role == RTE_COMCH_ROLE_DPU ? "DPU" : "host");
+		return -1;
 	}
 	ret = rte_vdev_init(name, args);
 	if (ret < 0) {
@@ -85,7 +91,8 @@ main(int argc, char **argv)
 	}
 	argc -= ret;
 	argv += ret;
-	ret = perf_parse_args(argc, argv, &o);
+	ret = perf_parse_args(argc, argv,
+			rte_eal_process_type() != RTE_PROC_PRIMARY, &o);
 	if (ret != 0) {
 		if (ret > 0)
 			perf_usage(argv[0]);
@@ -128,7 +135,8 @@ main(int argc, char **argv)
 	} else {
 		host = perf_dev(RTE_COMCH_ROLE_HOST, "comch_shm_perf_host",
 				"role=host");
-		if (host >= 0 && perf_host_run(&o, host) == 0)
+		if (host >= 0 &&
+		    (o.hold ? perf_hold_run(&o, host) : perf_host_run(&o, host)) == 0)
 			rc = EXIT_SUCCESS;
 	}
 out:

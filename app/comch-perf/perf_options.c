@@ -41,7 +41,8 @@ perf_usage(const char *prog)
 	       "                    over two comch_shm devices (created when none are\n"
 	       "                    given). Default: pair\n"
 	       "  --test=T[,T...]   ctrl-lat, ctrl-tput, fp-lat, fp-tput, fp-bidir,\n"
-	       "                    conn-rate (default ctrl-lat,fp-tput)\n"
+	       "                    conn-rate (default ctrl-lat,fp-tput; in a\n"
+	       "                    secondary process fp-lat,fp-tput)\n"
 	       "  --size=N[,N...]   message sizes in bytes (default 64); control tests\n"
 	       "                    take sizes up to the device's max message size\n"
 	       "  --burst=N         messages per send call, 1..1024 (default 32)\n"
@@ -60,11 +61,20 @@ perf_usage(const char *prog)
 	       "  -i, --interactive host: a command line (start, stop, show stats,\n"
 	       "                    clear stats, set size|burst|test, quit); needs a\n"
 	       "                    worker lcore\n"
+	       "  --hold            host: open --connections and keep them for\n"
+	       "                    dpdk-comch-perf secondaries, which run the tests;\n"
+	       "                    until SIGINT (or --duration)\n"
 	       "  --help            this text\n"
 	       "\n"
 	       "Devices: --vdev=comch_shm0,role=dpu,... / --vdev=comch_shm1,role=host,...\n"
 	       "in the EAL options; without them the tool creates comch_shm devices\n"
-	       "with path=/tmp/comch (pair: a private folder).\n", prog);
+	       "with path=/tmp/comch (pair: a private folder).\n"
+	       "\n"
+	       "As a secondary process (--proc-type=secondary and the --file-prefix of\n"
+	       "a primary started with --role=host --hold) the tool is a host that runs\n"
+	       "fp-lat, fp-tput and fp-bidir on its own lcores over the first\n"
+	       "--connections connections of the primary (role host is the default\n"
+	       "there).\n", prog);
 }
 
 static int
@@ -181,10 +191,11 @@ parse_sizes(const char *s, struct perf_opts *o)
 }
 
 int
-perf_parse_args(int argc, char **argv, struct perf_opts *o)
+perf_parse_args(int argc, char **argv, bool secondary, struct perf_opts *o)
 {
 	enum { O_ROLE = 256, O_TEST, O_SIZE, O_BURST, O_DURATION, O_COUNT,
-		O_WARMUP, O_TOUCH, O_JSON, O_NAME, O_HELP, O_CONNS, O_QUEUES };
+		O_WARMUP, O_TOUCH, O_JSON, O_NAME, O_HELP, O_CONNS, O_QUEUES,
+		O_HOLD };
 	static const struct option longopts[] = {
 		{ "role", required_argument, NULL, O_ROLE },
 		{ "test", required_argument, NULL, O_TEST },
@@ -199,18 +210,25 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		{ "connections", required_argument, NULL, O_CONNS },
 		{ "queues", required_argument, NULL, O_QUEUES },
 		{ "interactive", no_argument, NULL, 'i' },
+		{ "hold", no_argument, NULL, O_HOLD },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool have_duration = false;
+	bool have_duration = false, have_role = false;
+	unsigned int t;
 	uint64_t v;
 	int opt;
 
 	memset(o, 0, sizeof(*o));
-	o->role = PERF_ROLE_PAIR;
+	/* A secondary process is a host on the primary's connections. */
+	o->role = secondary ? PERF_ROLE_HOST : PERF_ROLE_PAIR;
 	o->tests[0] = PERF_CTRL_LAT;
 	o->tests[1] = PERF_FP_TPUT;
 	o->nb_tests = 2;
+	if (secondary) {
+		o->tests[0] = PERF_FP_LAT;
+		o->nb_tests = 2;
+	}
 	o->sizes[0] = 64;
 	o->nb_sizes = 1;
 	o->burst = 32;
@@ -220,11 +238,14 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 	o->connections = 1;
 	o->queues = 1;
 
-	optind = 1;
+	/* 0, not 1: glibc then also forgets where it was inside the last
+	 * argv it scanned (rte_eal_init()'s, or an earlier call's). */
+	optind = 0;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "i", longopts, NULL)) != -1) {
 		switch (opt) {
 		case O_ROLE:
+			have_role = true;
 			if (strcmp(optarg, "dpu") == 0) {
 				o->role = PERF_ROLE_DPU;
 			} else if (strcmp(optarg, "host") == 0) {
@@ -289,6 +310,9 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		case 'i':
 			o->interactive = true;
 			break;
+		case O_HOLD:
+			o->hold = true;
+			break;
 		case O_HELP:
 			return 1;
 		default:
@@ -311,11 +335,31 @@ perf_parse_args(int argc, char **argv, struct perf_opts *o)
 		fprintf(stderr, "--duration=0: give a positive duration or --count\n");
 		return -EINVAL;
 	}
-	if (o->role == PERF_ROLE_DPU && !have_duration)
+	if ((o->role == PERF_ROLE_DPU || o->hold) && !have_duration)
 		o->duration = 0; /* serve until SIGINT */
 	if (o->interactive && o->role != PERF_ROLE_HOST) {
 		fprintf(stderr, "-i: interactive mode drives a DPU process: use --role=host\n");
 		return -EINVAL;
+	}
+	if (o->hold && (o->role != PERF_ROLE_HOST || o->interactive)) {
+		fprintf(stderr, "--hold: the host side of a DPU process keeps its connections for secondaries: use --role=host, without -i\n");
+		return -EINVAL;
+	}
+	if (!secondary)
+		return 0;
+	if (o->role != PERF_ROLE_HOST || o->hold || o->interactive) {
+		fprintf(stderr, "%s: a secondary process runs the host side of the tests (--role=host), without --hold or -i\n",
+			have_role && o->role != PERF_ROLE_HOST ? "--role" :
+			o->hold ? "--hold" : "-i");
+		return -EINVAL;
+	}
+	for (t = 0; t < o->nb_tests; t++) {
+		if (o->tests[t] != PERF_FP_LAT && o->tests[t] != PERF_FP_TPUT &&
+		    o->tests[t] != PERF_FP_BIDIR) {
+			fprintf(stderr, "--test=%s: a secondary process runs fp-lat, fp-tput and fp-bidir (control messages and connections are the primary's)\n",
+				perf_test_name(o->tests[t]));
+			return -EINVAL;
+		}
 	}
 	return 0;
 }

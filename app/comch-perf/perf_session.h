@@ -25,7 +25,7 @@
 #include "perf.h"
 
 struct perf_conn {
-	struct rte_comch_client *cli;
+	struct rte_comch_client *cli;     /* NULL in a secondary */
 	struct rte_comch_conn *conn;
 	uint32_t peer_consumers[PERF_MAX_QUEUES]; /* DPU consumers, in order */
 	unsigned int nb_peer_consumers;
@@ -106,6 +106,11 @@ int perf_session_stop(struct perf_session *s);
 void perf_progress(struct perf_session *s, uint64_t now);
 /* One receive pass on a connection: keeps perf messages, counts the rest. */
 int perf_conn_recv(struct perf_conn *pc, uint64_t *traffic);
+
+/* perf_relay.c: a secondary's BEGIN or END through the primary (--hold),
+ * which answers with the DPU's reply (into pc->last, and for READY the
+ * DPU's consumers into pc->peer_consumers). 0 or a negative errno. */
+int perf_relay_call(struct perf_conn *pc, const struct perf_msg *msg);
 
 /* perf_fwd.c: one forwarding lcore's loop for the session's test. */
 int perf_fwd_run(void *arg);
