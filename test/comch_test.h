@@ -152,6 +152,21 @@ test_count_fds(void)
 	return n - 1; /* the DIR's own fd */
 }
 
+/* Memory mappings of this process (lines of /proc/self/maps). */
+static inline int
+test_count_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	int n = 0, c;
+
+	if (f == NULL)
+		return -1;
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
 /* Resident memory of this process in KiB. */
 static inline long
 test_rss_kib(void)

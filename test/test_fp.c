@@ -664,6 +664,142 @@ test_many_producers_one_consumer(void)
 	return link_close(&l);
 }
 
+/* Consumers withdrawn while the other side keeps its producer: their
+ * mappings are released (once no producer is sending to them), so a peer
+ * that recycles consumers cannot make them pile up. */
+static int
+test_withdrawn_unmapped(void)
+{
+	struct rte_comch_consumer_conf conf = { .nb_posts = 4 };
+	struct rte_comch_send_op op = { .data = "x", .len = 1 };
+	struct rte_comch_consumer *c;
+	struct rte_comch_producer *p;
+	struct rte_comch_mem *mem;
+	uint32_t len = 64, created, destroyed;
+	struct fp_link l;
+	int maps0, maps1, i;
+	void *buf;
+
+	CHECK_OK(link_open(&l, "reap"));
+	p = producer_on(l.dconn);
+	mem = rte_comch_mem_create(host, 4096, SOCKET_ID_ANY);
+	CHECK(p != NULL && mem != NULL, "producer, memory");
+	conf.mem = mem;
+	buf = rte_comch_mem_addr(mem);
+	maps0 = test_count_maps();
+	for (i = 0; i < 300; i++) {
+		created = l.dev_ev.created;
+		destroyed = l.dev_ev.destroyed;
+		c = rte_comch_consumer_create(l.hconn, &conf);
+		CHECK(c != NULL && rte_comch_consumer_start(c) == 0, "consumer %d", i);
+		CHECK_EQ(rte_comch_consumer_post_burst(c, &buf, &len, 1), 1);
+		LINK_POLL_UNTIL(&l, l.dev_ev.created > created);
+		CHECK_EQ(rte_comch_producer_send_burst(p,
+			rte_comch_consumer_id(c), &op, 1), 1);
+		CHECK_OK(destroy_consumer(&l, c));
+		LINK_POLL_UNTIL(&l, l.dev_ev.destroyed > destroyed);
+	}
+	maps1 = test_count_maps();
+	/* Two mappings per consumer would stay without reclamation. */
+	CHECK(maps1 - maps0 < 20, "%d more mappings after 300 consumers",
+		maps1 - maps0);
+	CHECK_OK(destroy_producer(p));
+	CHECK_OK(rte_comch_mem_destroy(mem));
+	return link_close(&l);
+}
+
+/* withdraw_while_sending: the producer lcore's side. */
+struct hammer {
+	struct rte_comch_producer *prod;
+	volatile uint32_t target;   /* consumer id to send to */
+	volatile bool stop;
+	uint64_t sent, gone;        /* messages sent, -ENOENT answers */
+	int bad;                    /* any other answer: a failure */
+};
+
+static int
+hammer_run(void *arg)
+{
+	struct hammer *h = arg;
+	struct rte_comch_send_op ops[8];
+	unsigned int i;
+	int n;
+
+	for (i = 0; i < RTE_DIM(ops); i++)
+		ops[i] = (struct rte_comch_send_op){ .data = ops, .len = 16 };
+	while (!h->stop) {
+		n = rte_comch_producer_send_burst(h->prod, h->target, ops,
+				RTE_DIM(ops));
+		if (n > 0)
+			h->sent += (uint64_t)n;
+		else if (n == -ENOENT)
+			h->gone++;
+		else if (n != 0)
+			h->bad = n;
+	}
+	return 0;
+}
+
+/* A producer on another lcore sends without pause to whatever consumer the
+ * peer has, while the peer withdraws it and makes a new one, again and
+ * again: its mappings are released under the producer's feet only once
+ * it is not sending to them (a mistake here is a crash, or an
+ * AddressSanitizer report), and nothing piles up. */
+static int
+test_withdraw_while_sending(void)
+{
+	struct rte_comch_completion cpl[64];
+	struct hammer h = { .target = UINT32_MAX };
+	unsigned int worker = rte_get_next_lcore(-1, 1, 0);
+	struct rte_comch_consumer *c;
+	struct rte_comch_mem *mem;
+	uint32_t len = 512;
+	struct fp_link l;
+	int maps0, maps1, i, j, k, n, got;
+	uint64_t dl;
+	void *bufs[8];
+
+	CHECK_OK(link_open(&l, "hammer"));
+	mem = rte_comch_mem_create(dpu, 4096, SOCKET_ID_ANY);
+	h.prod = producer_on(l.hconn);
+	CHECK(mem != NULL && h.prod != NULL, "memory, producer");
+	for (k = 0; k < 8; k++)
+		bufs[k] = (uint8_t *)rte_comch_mem_addr(mem) + k * 512;
+	maps0 = test_count_maps();
+	CHECK_OK(rte_eal_remote_launch(hammer_run, &h, worker));
+	for (i = 0; i < 3000; i++) {
+		c = consumer_on_dpu(&l, mem, 8, 0);
+		CHECK(c != NULL, "consumer %d", i);
+		for (k = 0; k < 8; k++)
+			CHECK_EQ(rte_comch_consumer_post_burst(c, &bufs[k],
+				&len, 1), 1);
+		h.target = rte_comch_consumer_id(c);
+		/* messages in, and the producer still at it: withdraw it */
+		dl = test_deadline(10);
+		got = 0;
+		while (got < 16 && !test_expired(dl)) {
+			n = rte_comch_consumer_poll_burst(c, cpl, RTE_DIM(cpl));
+			for (j = 0; j < n; j++)
+				rte_comch_consumer_post_burst(c, &cpl[j].buf,
+					&len, 1);
+			got += n > 0 ? n : 0;
+			link_poll(&l);
+		}
+		CHECK(got >= 16, "consumer %d received %d", i, got);
+		CHECK_OK(destroy_consumer(&l, c));
+	}
+	h.stop = true;
+	CHECK_OK(rte_eal_wait_lcore(worker));
+	CHECK_EQ(h.bad, 0);
+	CHECK(h.sent >= 3000 * 16, "sent %" PRIu64, h.sent);
+	CHECK_OK(destroy_producer(h.prod));
+	maps1 = test_count_maps();
+	CHECK(maps1 - maps0 < 20, "%d more mappings after 3000 consumers",
+		maps1 - maps0);
+	CHECK_OK(rte_comch_mem_destroy(mem));
+	return link_close(&l);
+}
+
 int
 main(int argc __rte_unused, char **argv)
 {
@@ -676,6 +812,8 @@ main(int argc __rte_unused, char **argv)
 		{ "teardown_rules", test_teardown_rules },
 		{ "two_lcore_pairs", test_two_lcore_pairs },
 		{ "many_producers_one_consumer", test_many_producers_one_consumer },
+		{ "withdrawn_unmapped", test_withdrawn_unmapped },
+		{ "withdraw_while_sending", test_withdraw_while_sending },
 	};
 	int ret;
 

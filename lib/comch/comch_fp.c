@@ -258,7 +258,6 @@ comch_fp_alloc(struct rte_comch_conn *conn, enum comch_fp_kind kind,
 		prod->owner_pid = owner_pid;
 		prod->state = RTE_COMCH_STATE_IDLE;
 		TAILQ_INSERT_TAIL(&conn->producers, prod, next);
-		conn->nb_producers++;
 	}
 	conn->nb_fp_objects++;
 	rte_spinlock_unlock(&conn->fp_lock);
@@ -281,7 +280,6 @@ comch_fp_free(struct rte_comch_conn *conn, enum comch_fp_kind kind, void *obj)
 
 		TAILQ_REMOVE(&conn->producers, prod, next);
 		comch_id_free(conn->producer_ids, prod->id);
-		conn->nb_producers--;
 	}
 	conn->nb_fp_objects--;
 	rte_spinlock_unlock(&conn->fp_lock);

@@ -172,8 +172,8 @@ typedef void (*rte_comch_consumer_reclaim_t)(struct rte_comch_dev *dev,
  * about a millisecond later). */
 typedef int (*rte_comch_producer_reclaim_t)(struct rte_comch_dev *dev,
 		struct rte_comch_producer *prod);
-/** Primary: a producer or consumer of @p conn (of any process) was freed;
- * conn->nb_producers is up to date. */
+/** Primary: a producer or consumer of @p conn (of any process) was freed
+ * (unlinked from the connection's lists). */
 typedef void (*rte_comch_fp_release_t)(struct rte_comch_dev *dev,
 		struct rte_comch_conn *conn);
 /**
@@ -314,7 +314,6 @@ struct rte_comch_conn {
 	 * takes it. */
 	rte_spinlock_t fp_lock;
 	uint32_t nb_fp_objects;             /**< Shared: producers + consumers. */
-	uint32_t nb_producers;              /**< Shared: producers, any process. */
 	uint32_t nb_attached;               /**< Shared: secondaries attached. */
 	bool closing;                       /**< Being released: no new ones. */
 	uint64_t consumer_ids[COMCH_MAX_FP_OBJECTS / 64];

@@ -473,6 +473,9 @@ shm_probe(struct rte_vdev_device *vdev)
 		return -ENOMEM;
 	}
 	sd->cdev = cdev;
+	/* Every process that may hold producers registers for the barriers
+	 * that reclaim the peer's consumers' mappings (struct shm_view). */
+	shm_membarrier_init();
 	pthread_mutex_init(&sd->views_lock, NULL);
 	TAILQ_INIT(&sd->views);
 	sd->role = (enum rte_comch_role)da.role;

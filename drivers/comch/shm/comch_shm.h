@@ -162,6 +162,33 @@ struct shm_msg {
 	};
 };
 
+/*
+ * Between a secondary process and the primary (over the library's
+ * rte_comch_pmd_mp_request(), at most RTE_COMCH_PMD_MP_DATA_MAX bytes):
+ * a consumer of the secondary announced or withdrawn through the
+ * primary's link socket, and the fds of the peer's consumers.
+ */
+enum shm_mp_op {
+	SHM_MP_ANNOUNCE = 1,   /**< consumer + ring and memory fds */
+	SHM_MP_WITHDRAW = 2,   /**< consumer */
+	SHM_MP_REMOTE_GET = 3, /**< the peer's consumer consumer_id */
+};
+
+struct shm_mp_req {
+	uint32_t op;           /**< enum shm_mp_op */
+	uint32_t consumer_id;  /**< SHM_MP_REMOTE_GET */
+	uint64_t mem_size;     /**< SHM_MP_ANNOUNCE: of the memory fd */
+};
+
+struct shm_mp_rep {
+	uint32_t gen;          /**< SHM_MP_REMOTE_GET: its generation */
+	uint32_t nb_posts;
+	uint32_t imm_len;
+	uint32_t reserved;
+	uint64_t ring_size;
+	uint64_t mem_size;
+};
+
 /** Mailbox header: every field written by the peer only. */
 struct shm_mailbox_hdr {
 	uint32_t reserved0;

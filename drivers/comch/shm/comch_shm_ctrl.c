@@ -220,6 +220,25 @@ shm_conn_report(struct shm_conn *sc, int err)
 	return 1;
 }
 
+/* Retired mappings of the peer's consumers left behind by a producer
+ * still sending when they were withdrawn: try again every millisecond
+ * while there are some (see struct shm_view). */
+static void
+shm_conn_reap_tick(struct shm_conn *sc, uint64_t now)
+{
+	struct shm_view *v = sc->view;
+
+	if (__atomic_load_n(&v->nb_retired, __ATOMIC_RELAXED) == 0 ||
+	    now < v->next_reap)
+		return;
+	v->next_reap = now + rte_get_tsc_hz() / 1000;
+	rte_spinlock_lock(&sc->conn->fp_lock);
+	pthread_mutex_lock(&v->lock);
+	shm_view_reap(v);
+	pthread_mutex_unlock(&v->lock);
+	rte_spinlock_unlock(&sc->conn->fp_lock);
+}
+
 /* Messages handled per socket check and connection. */
 #define SHM_SOCK_MSGS_PER_CHECK 32
 
@@ -515,6 +534,7 @@ shm_server_poll(struct rte_comch_dev *cdev, struct rte_comch_server *srv)
 
 		if (sc->broken && !sc->lost_reported)
 			n += shm_conn_report(sc, sc->broken);
+		shm_conn_reap_tick(sc, now);
 	}
 	return n;
 }
@@ -746,5 +766,6 @@ shm_client_poll(struct rte_comch_dev *cdev, struct rte_comch_client *cli)
 	if (now < sh->next_check)
 		return 0;
 	sh->next_check = now + sd->sock_check_cycles;
+	shm_conn_reap_tick(sc, now);
 	return shm_conn_sock_event(sc);
 }

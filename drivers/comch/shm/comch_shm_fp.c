@@ -26,12 +26,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/membarrier.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <rte_atomic.h>
 #include <rte_branch_prediction.h>
+#include <rte_tailq.h>
 #include <rte_eal.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
@@ -321,14 +325,17 @@ shm_producer_create(struct rte_comch_dev *cdev, struct rte_comch_producer *prod)
 	v = shm_view_get(cdev, prod->conn, true);
 	if (v == NULL)
 		return -ENOMEM;
-	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
-		pthread_mutex_lock(&v->lock);
-		v->nb_producers++;
-		pthread_mutex_unlock(&v->lock);
-	}
 	p->sc = prod->conn->drv;
 	p->view = v;
 	p->id = (uint16_t)prod->id;
+	p->fence = !shm_membarrier_init();
+	/* A secondary reaps its view against its own producers (the primary
+	 * against the connection's, of every process). */
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
+		pthread_mutex_lock(&v->lock);
+		v->prods[v->nb_prods++] = p;
+		pthread_mutex_unlock(&v->lock);
+	}
 	return 0;
 }
 
@@ -360,13 +367,18 @@ shm_producer_destroy(struct rte_comch_dev *cdev __rte_unused,
 {
 	struct shm_producer *p = prod->fp.drv;
 	struct shm_view *v = p->view;
+	uint32_t i;
 
-	/* In the primary, retired mappings go when no process has a
-	 * producer left (shm_fp_release()); here, when this one has none. */
+	/* In the primary, shm_fp_release() reaps once it is freed. */
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
 		pthread_mutex_lock(&v->lock);
-		if (--v->nb_producers == 0)
-			shm_view_free_retired(v);
+		for (i = 0; i < v->nb_prods; i++) {
+			if (v->prods[i] == p) {
+				v->prods[i] = v->prods[--v->nb_prods];
+				break;
+			}
+		}
+		shm_view_reap(v);
 		pthread_mutex_unlock(&v->lock);
 	}
 	p->view = NULL;
@@ -461,12 +473,23 @@ shm_fp_send(void *producer, uint32_t consumer_id,
 		return -ECONNRESET;
 	if (unlikely(consumer_id >= COMCH_MAX_FP_OBJECTS))
 		return -ENOENT;
+	/* Hazard first, then the lookup: an entry found now is not freed
+	 * before the hazard is cleared (see struct shm_view). The fence is
+	 * the reaper's membarrier(), or ours where there is none. */
+	__atomic_store_n(&p->hazard, SHM_HAZARD_BUSY | consumer_id,
+			__ATOMIC_RELAXED);
+	if (unlikely(p->fence))
+		rte_smp_mb();
+	else
+		rte_compiler_barrier();
 	/* Only the incarnation the primary publishes is reachable. */
 	r = __atomic_load_n(&p->view->remote[consumer_id], __ATOMIC_ACQUIRE);
 	if (unlikely(r == NULL || r->gen !=
 		     __atomic_load_n(&sc->remote_gen[consumer_id],
-				     __ATOMIC_ACQUIRE)))
+				     __ATOMIC_ACQUIRE))) {
+		__atomic_store_n(&p->hazard, 0, __ATOMIC_RELEASE);
 		return -ENOENT;
+	}
 
 	c = __atomic_load_n(&r->hdr->claim, __ATOMIC_ACQUIRE);
 	while (sent < nb_ops) {
@@ -502,8 +525,10 @@ shm_fp_send(void *producer, uint32_t consumer_id,
 		sent += k;
 		p->cnt.msgs += (uint64_t)k;
 	}
-	/* Every slot claimed is complete: nothing in progress. */
+	/* Every slot claimed is complete: nothing in progress, and r is
+	 * not used any more. */
 	__atomic_store_n(&p->claim_rec, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&p->hazard, 0, __ATOMIC_RELEASE);
 	return sent;
 }
 
@@ -522,7 +547,7 @@ shm_remote_free(struct shm_remote_cons *r)
 }
 
 void
-shm_view_retire(struct shm_view *v, struct shm_remote_cons *r, bool may_free)
+shm_view_retire(struct shm_view *v, struct shm_remote_cons *r)
 {
 	__atomic_store_n(&v->remote[r->id], NULL, __ATOMIC_RELEASE);
 	/* A retired consumer is never handed to a secondary again. */
@@ -532,19 +557,82 @@ shm_view_retire(struct shm_view *v, struct shm_remote_cons *r, bool may_free)
 		close(r->mem_fd);
 	r->ring_fd = -1;
 	r->mem_fd = -1;
-	if (may_free)
-		shm_remote_free(r);
-	else
-		TAILQ_INSERT_TAIL(&v->retired, r, next);
+	TAILQ_INSERT_TAIL(&v->retired, r, next);
+	__atomic_store_n(&v->nb_retired, v->nb_retired + 1, __ATOMIC_RELAXED);
+}
+
+static int shm_membarrier_state; /* 0: not tried, 1: registered, -1: none */
+
+static int
+shm_membarrier(int cmd)
+{
+	return (int)syscall(__NR_membarrier, cmd, 0, 0);
+}
+
+bool
+shm_membarrier_init(void)
+{
+	int state = __atomic_load_n(&shm_membarrier_state, __ATOMIC_ACQUIRE);
+	int q;
+
+	if (state != 0)
+		return state > 0;
+	q = shm_membarrier(MEMBARRIER_CMD_QUERY);
+	state = q >= 0 &&
+		(q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+		(q & MEMBARRIER_CMD_GLOBAL_EXPEDITED) &&
+		shm_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0 &&
+		shm_membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0 ?
+		1 : -1;
+	if (state < 0)
+		SHM_LOG(NOTICE, "membarrier() unavailable: producers fence on every send");
+	__atomic_store_n(&shm_membarrier_state, state, __ATOMIC_RELEASE);
+	return state > 0;
+}
+
+/* Whether a producer's hazard names consumer @p id. */
+static inline bool
+shm_hazard_on(const struct shm_producer *p, uint32_t id)
+{
+	return __atomic_load_n(&p->hazard, __ATOMIC_ACQUIRE) ==
+		(SHM_HAZARD_BUSY | id);
 }
 
 void
-shm_view_free_retired(struct shm_view *v)
+shm_view_reap(struct shm_view *v)
 {
-	struct shm_remote_cons *r;
+	bool primary = rte_eal_process_type() == RTE_PROC_PRIMARY;
+	struct shm_remote_cons *r, *tmp;
+	struct rte_comch_producer *q;
+	uint32_t i;
+	bool busy;
 
-	while ((r = TAILQ_FIRST(&v->retired)) != NULL) {
+	if (TAILQ_EMPTY(&v->retired))
+		return;
+	/* The primary's view against the producers of every process on the
+	 * connection: with secondaries attached (a dead one stays attached
+	 * until reclaimed), those of every process registered at probe; a
+	 * secondary's view is its own. Without membarrier(), producers fence
+	 * themselves. */
+	if (shm_membarrier_init())
+		shm_membarrier(primary && v->conn->nb_attached != 0 ?
+				MEMBARRIER_CMD_GLOBAL_EXPEDITED :
+				MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+	RTE_TAILQ_FOREACH_SAFE(r, &v->retired, next, tmp) {
+		busy = false;
+		if (primary) {
+			/* caller holds conn->fp_lock */
+			TAILQ_FOREACH(q, &v->conn->producers, next)
+				busy |= shm_hazard_on(q->fp.drv, r->id);
+		} else {
+			for (i = 0; i < v->nb_prods; i++)
+				busy |= shm_hazard_on(v->prods[i], r->id);
+		}
+		if (busy)
+			continue;
 		TAILQ_REMOVE(&v->retired, r, next);
+		__atomic_store_n(&v->nb_retired, v->nb_retired - 1,
+				__ATOMIC_RELAXED);
 		shm_remote_free(r);
 	}
 }
@@ -562,9 +650,12 @@ shm_view_create(struct rte_comch_conn *conn)
 	return v;
 }
 
+/* No producer uses @p v any more (the connection or the attachment is
+ * gone). */
 void
 shm_view_free(struct shm_view *v)
 {
+	struct shm_remote_cons *r;
 	uint32_t i;
 
 	if (v == NULL)
@@ -572,7 +663,10 @@ shm_view_free(struct shm_view *v)
 	for (i = 0; i < COMCH_MAX_FP_OBJECTS; i++)
 		if (v->remote[i] != NULL)
 			shm_remote_free(v->remote[i]);
-	shm_view_free_retired(v);
+	while ((r = TAILQ_FIRST(&v->retired)) != NULL) {
+		TAILQ_REMOVE(&v->retired, r, next);
+		shm_remote_free(r);
+	}
 	pthread_mutex_destroy(&v->lock);
 	free(v);
 }
@@ -652,14 +746,14 @@ shm_conn_consumer_msg(struct shm_conn *sc, const struct shm_msg *msg,
 			return 0; /* the entry keeps the fds */
 	} else if (msg->type == SHM_MSG_CONSUMER_DEL && nfds == 0 &&
 		   id < COMCH_MAX_FP_OBJECTS && (r = v->remote[id]) != NULL) {
-		/* Unpublished, then freed only if no producer of any process
-		 * exists: under fp_lock, so a producer created meanwhile
-		 * cannot have seen the entry (lock order: fp_lock, then the
-		 * view's). */
+		/* Unpublished, then freed if no producer of any process is
+		 * sending to it (the reaper reads the producer list under
+		 * fp_lock; lock order: fp_lock, then the view's). */
 		__atomic_store_n(&sc->remote_gen[id], 0, __ATOMIC_RELEASE);
 		rte_spinlock_lock(&sc->conn->fp_lock);
 		pthread_mutex_lock(&v->lock);
-		shm_view_retire(v, r, sc->conn->nb_producers == 0);
+		shm_view_retire(v, r);
+		shm_view_reap(v);
 		pthread_mutex_unlock(&v->lock);
 		rte_spinlock_unlock(&sc->conn->fp_lock);
 		rte_comch_pmd_consumer_event(sc->conn, id,

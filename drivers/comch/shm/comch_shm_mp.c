@@ -40,34 +40,6 @@
 
 #include "comch_shm_priv.h"
 
-enum shm_mp_op {
-	SHM_MP_ANNOUNCE = 1,   /**< consumer + ring and memory fds */
-	SHM_MP_WITHDRAW = 2,   /**< consumer */
-	SHM_MP_REMOTE_GET = 3, /**< the peer's consumer consumer_id */
-};
-
-struct shm_mp_req {
-	uint32_t op;           /**< enum shm_mp_op */
-	uint32_t consumer_id;  /**< SHM_MP_REMOTE_GET */
-	uint64_t mem_size;     /**< SHM_MP_ANNOUNCE: of the memory fd */
-};
-
-struct shm_mp_rep {
-	uint32_t gen;          /**< SHM_MP_REMOTE_GET: its generation */
-	uint32_t nb_posts;
-	uint32_t imm_len;
-	uint32_t reserved;
-	uint64_t ring_size;
-	uint64_t mem_size;
-};
-
-static inline void
-shm_mp_checks(void)
-{
-	RTE_BUILD_BUG_ON(sizeof(struct shm_mp_req) > RTE_COMCH_PMD_MP_DATA_MAX);
-	RTE_BUILD_BUG_ON(sizeof(struct shm_mp_rep) > RTE_COMCH_PMD_MP_DATA_MAX);
-}
-
 static bool
 shm_primary(void)
 {
@@ -97,6 +69,10 @@ shm_announce_now(struct rte_comch_consumer *cons, int ring_fd, int mem_fd,
 
 	if (shm_conn_down(sc))
 		return -ECONNRESET;
+	/* Twice would contradict what the peer knows: it would close the
+	 * connection, for every process. */
+	if (c->announced)
+		return -EALREADY;
 	shm_msg_init(&msg, SHM_MSG_CONSUMER_ADD);
 	msg.consumer.consumer_id = cons->id;
 	msg.consumer.nb_posts = cons->nb_posts;
@@ -276,7 +252,7 @@ shm_view_sync(struct rte_comch_dev *cdev __rte_unused, struct shm_view *v)
 		if ((cur == NULL && gen == 0) || (cur != NULL && cur->gen == gen))
 			continue;
 		if (cur != NULL)
-			shm_view_retire(v, cur, v->nb_producers == 0);
+			shm_view_retire(v, cur);
 		if (gen == 0)
 			continue;
 		ret = shm_view_map(v, id, &r);
@@ -287,6 +263,7 @@ shm_view_sync(struct rte_comch_dev *cdev __rte_unused, struct shm_view *v)
 		if (ret == 0)
 			__atomic_store_n(&v->remote[id], r, __ATOMIC_RELEASE);
 	}
+	shm_view_reap(v);
 	pthread_mutex_unlock(&v->lock);
 	return ret;
 }
@@ -394,7 +371,8 @@ shm_mp_request(struct rte_comch_dev *cdev __rte_unused,
 	struct shm_mp_rep rep;
 	int ret;
 
-	shm_mp_checks();
+	RTE_BUILD_BUG_ON(sizeof(struct shm_mp_req) > RTE_COMCH_PMD_MP_DATA_MAX);
+	RTE_BUILD_BUG_ON(sizeof(struct shm_mp_rep) > RTE_COMCH_PMD_MP_DATA_MAX);
 	*rep_len = 0;
 	*nb_rep_fds = 0;
 	if (req_len != sizeof(req))
@@ -526,14 +504,13 @@ shm_fp_release(struct rte_comch_dev *cdev __rte_unused,
 	struct shm_conn *sc = conn->drv;
 	struct shm_view *v = sc->view;
 
-	/* No producer of any process left: no one can hold a retired
-	 * mapping, and no dead one needs repairing. Under fp_lock, so no
-	 * producer appears meanwhile (lock order: fp_lock, the view's). */
+	/* A producer gone (a dead one's reclaim done, maybe): what only it
+	 * kept retired can go (lock order: fp_lock, the view's). */
+	if (v == NULL || __atomic_load_n(&v->nb_retired, __ATOMIC_RELAXED) == 0)
+		return;
 	rte_spinlock_lock(&conn->fp_lock);
-	if (v != NULL && conn->nb_producers == 0) {
-		pthread_mutex_lock(&v->lock);
-		shm_view_free_retired(v);
-		pthread_mutex_unlock(&v->lock);
-	}
+	pthread_mutex_lock(&v->lock);
+	shm_view_reap(v);
+	pthread_mutex_unlock(&v->lock);
 	rte_spinlock_unlock(&conn->fp_lock);
 }

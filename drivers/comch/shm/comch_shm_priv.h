@@ -124,12 +124,23 @@ struct shm_map {
  * (rte_comch_conn_remote_consumers()) and asks the primary for the fds. A
  * producer may use an entry only if its generation is the published one.
  *
- * An entry retired (the peer withdrew the consumer, or a secondary saw a
- * newer generation) stays mapped on the view's retired list while a
- * producer may still hold it: in a secondary while that process has
- * producers on the connection, in the primary while any process has (so
- * the primary can still repair what a dead secondary's producer left in
- * it).
+ * Reclamation: an entry the peer withdrew (or a secondary saw replaced) is
+ * unpublished and put on the view's retired list; it is freed by
+ * shm_view_reap() once no producer can be using it. A producer announces
+ * the consumer id it sends to in its hazard word (shm_fp_send()) before it
+ * looks the entry up, and clears it when the send returns. The reaper
+ * unpublishes first, then runs membarrier() (so every producer thread has
+ * passed a full barrier: either its hazard is visible now, or its lookup
+ * comes after the unpublishing and finds nothing), then frees the retired
+ * entries no hazard names. The producer pays one plain store each way, no
+ * fence. A secondary reaps its view against its own producers
+ * (MEMBARRIER_CMD_PRIVATE_EXPEDITED); the primary against the producers of
+ * every process on the connection (MEMBARRIER_CMD_GLOBAL_EXPEDITED; every
+ * process registers for it at probe), dead ones included: a producer that
+ * died in a send keeps its hazard, so the primary keeps the mapping it
+ * needs to repair that producer's claims, until its reclaim frees it.
+ * Where membarrier() cannot be registered, producers fence after storing
+ * their hazard instead (shm_producer.fence).
  */
 struct shm_remote_cons {
 	/* Read by producers. */
@@ -150,13 +161,19 @@ struct shm_remote_cons {
 };
 TAILQ_HEAD(shm_remote_cons_list, shm_remote_cons);
 
+struct shm_producer;
+
 /** One process's map of the peer's consumers on a connection. */
 struct shm_view {
 	/* Read by producers (acquire), written under lock (release). */
 	struct shm_remote_cons *remote[COMCH_MAX_FP_OBJECTS];
-	pthread_mutex_t lock;        /**< remote[] changes, retired, nb_producers. */
+	pthread_mutex_t lock;        /**< remote[] changes, retired, prods. */
 	struct shm_remote_cons_list retired;
-	uint32_t nb_producers;       /**< Secondary: this process's producers. */
+	uint32_t nb_retired;         /**< Read without the lock as a hint. */
+	uint64_t next_reap;          /**< Primary: TSC of the next periodic reap. */
+	/* Secondary: this process's producers on the connection. */
+	struct shm_producer *prods[COMCH_MAX_FP_OBJECTS];
+	uint32_t nb_prods;
 	struct rte_comch_conn *conn;
 	TAILQ_ENTRY(shm_view) next;  /**< Secondary: in shm_dev's list. */
 };
@@ -231,14 +248,19 @@ struct shm_fp_counters {
 #define SHM_CLAIM_GEN(rec) ((uint32_t)((rec) >> 32) & SHM_CLAIM_GEN_MASK)
 #define SHM_CLAIM_LO(rec) ((uint32_t)(rec))
 
+/** A producer's hazard word: the id of the consumer it is sending to. */
+#define SHM_HAZARD_BUSY RTE_BIT64(63)
+
 /** Driver state of a producer (prod->fp.drv, shared memory). */
 struct shm_producer {
 	struct shm_fp_counters cnt;    /* first */
 	uint64_t claim_rec;            /**< Shared: see SHM_CLAIM_REC. */
+	uint64_t hazard;               /**< Shared: see struct shm_view. */
 	struct shm_conn *sc;
 	struct shm_view *view;         /**< Owner process only. */
 	uint16_t id;
 	bool running;
+	bool fence;                    /**< No membarrier(): fence instead. */
 } __rte_cache_aligned;
 
 /** Driver state of a consumer (cons->fp.drv, shared memory); everything
@@ -375,11 +397,15 @@ struct shm_view *shm_view_get(struct rte_comch_dev *cdev,
 		struct rte_comch_conn *conn, bool create);
 /* Secondary: map the peer's live consumers into this process's view. */
 int shm_view_sync(struct rte_comch_dev *cdev, struct shm_view *v);
-/* Retire an entry of @p v (under v->lock): free it now if @p may_free,
- * else keep it on the retired list. */
-void shm_view_retire(struct shm_view *v, struct shm_remote_cons *r,
-		bool may_free);
-void shm_view_free_retired(struct shm_view *v);
+/* Unpublish an entry of @p v and put it on the retired list (under
+ * v->lock); shm_view_reap() frees it. */
+void shm_view_retire(struct shm_view *v, struct shm_remote_cons *r);
+/* Free the retired entries no producer can be using (under v->lock; in
+ * the primary also under conn->fp_lock, taken first). */
+void shm_view_reap(struct shm_view *v);
+/* Register this process for the barriers shm_view_reap() uses (once per
+ * process); false if it cannot (producers fence then). */
+bool shm_membarrier_init(void);
 void shm_remote_free(struct shm_remote_cons *r);
 /* Consumer ring size for @p depth posts. */
 size_t shm_cons_ring_size(uint32_t depth);
