@@ -38,7 +38,10 @@ test_devices(void)
 		CHECK_EQ(rte_comch_rep_get_by_name(bad[i], "pf0", &rep), -EINVAL);
 		EXPECT_NULL_ERRNO(rte_comch_mem_create(bad[i], 4096, SOCKET_ID_ANY),
 			EINVAL);
+		CHECK_EQ(rte_comch_conn_list(bad[i], NULL, 0), -EINVAL);
 	}
+	CHECK_EQ(rte_comch_conn_list(dpu, NULL, 1), -EINVAL);
+	CHECK_EQ(rte_comch_conn_list(dpu, NULL, 0), 0);
 	CHECK_EQ(rte_comch_info_get(dpu, NULL), -EINVAL);
 	CHECK_EQ(rte_comch_rep_name(dpu, 0, NULL, 16), -EINVAL);
 	CHECK_EQ(rte_comch_rep_name(dpu, 1, buf, sizeof(buf)), -EINVAL);
@@ -96,6 +99,7 @@ test_null_objects(void)
 	CHECK_EQ(rte_comch_msg_send(NULL, "x", 1), -EINVAL);
 	CHECK_EQ(rte_comch_msg_recv_burst(NULL, &m, 1), -EINVAL);
 	CHECK_EQ(rte_comch_conn_remote_consumers(NULL, NULL, 0), -EINVAL);
+	CHECK_EQ(rte_comch_conn_detach(NULL), -EINVAL);
 	/* Fast-path objects */
 	CHECK_EQ(rte_comch_consumer_start(NULL), -EINVAL);
 	CHECK_EQ(rte_comch_consumer_stop(NULL), -EINVAL);
@@ -158,6 +162,20 @@ test_states_and_limits(void)
 	CHECK_EQ(rte_comch_msg_recv_burst(conn, &m, 0), 0);
 	CHECK_EQ(rte_comch_conn_remote_consumers(conn, NULL, 1), -EINVAL);
 	CHECK_EQ(rte_comch_conn_remote_consumers(conn, NULL, 0), 0);
+
+	/* the primary's connections: listed; attaching is for secondaries */
+	{
+		uint32_t ids[4] = { UINT32_MAX, UINT32_MAX };
+
+		CHECK_EQ(rte_comch_conn_list(host, ids, 4), 1);
+		CHECK_EQ(ids[0], rte_comch_conn_id(conn));
+		CHECK_EQ(rte_comch_conn_list(dpu, ids, 1), 1);
+		CHECK_EQ(ids[0], rte_comch_conn_id(conn));
+		CHECK_EQ(rte_comch_conn_list(host, ids, 0), 1);
+		EXPECT_NULL_ERRNO(rte_comch_conn_attach(host,
+				rte_comch_conn_id(conn)), ENOTSUP);
+		CHECK_EQ(rte_comch_conn_detach(conn), -ENOTSUP);
+	}
 
 	/* another server's connection */
 	other = rte_comch_client_create(host, &cc);

@@ -608,6 +608,20 @@ evil_cons_open(struct evil_cons *x, uint32_t nb_posts, uint32_t imm)
 	return 0;
 }
 
+/* Stop the consumer: its one posted buffer comes back cancelled, and it
+ * is idle. */
+static int
+evil_cons_stop(struct evil_cons *x)
+{
+	struct rte_comch_completion cpl[4];
+
+	CHECK_OK(rte_comch_consumer_stop(x->cons));
+	CHECK_EQ(rte_comch_consumer_poll_burst(x->cons, cpl, 4), 1);
+	CHECK_EQ(cpl[0].status, -ECANCELED);
+	CHECK_EQ(rte_comch_consumer_state(x->cons), RTE_COMCH_STATE_IDLE);
+	return 0;
+}
+
 /* Destroy the consumer, hang up, and check the server let go of the
  * connection. */
 static int
@@ -645,10 +659,7 @@ case_corrupt_completions(void)
 			-ECONNRESET);
 		CHECK_OK(expect_broken("broke the ring protocol"));
 		/* teardown still completes: the buffer comes back cancelled */
-		CHECK_OK(rte_comch_consumer_stop(x.cons));
-		CHECK_EQ(rte_comch_consumer_poll_burst(x.cons, cpl, 4), 1);
-		CHECK_EQ(cpl[0].status, -ECANCELED);
-		CHECK_EQ(rte_comch_consumer_state(x.cons), RTE_COMCH_STATE_IDLE);
+		CHECK_OK(evil_cons_stop(&x));
 		CHECK_OK(evil_cons_close(&x));
 	}
 	return 0;
@@ -689,10 +700,7 @@ case_abort_seq(void)
 	CHECK_EQ(rte_comch_consumer_post_burst(x.cons, &cpl[0].buf,
 		(const uint32_t[]){ 64 }, 1), 1);
 	CHECK_EQ(rte_comch_consumer_poll_burst(x.cons, cpl, 4), 0);
-	CHECK_OK(rte_comch_consumer_stop(x.cons));
-	CHECK_EQ(rte_comch_consumer_poll_burst(x.cons, cpl, 4), 1);
-	CHECK_EQ(cpl[0].status, -ECANCELED);
-	CHECK_EQ(rte_comch_consumer_state(x.cons), RTE_COMCH_STATE_IDLE);
+	CHECK_OK(evil_cons_stop(&x));
 	CHECK_OK(evil_cons_close(&x));
 	return 0;
 }

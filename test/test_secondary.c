@@ -18,6 +18,10 @@
  *                      back; it exits when stdin closes.
  *   primary LINKDIR    the host primary (hugepages): one client connected
  *                      to "sec", polled until stdin closes; then it stops.
+ *   evil PREFIX DEV CONN
+ *                      a secondary that sends malformed and misdirected
+ *                      requests to the library's rte_mp action (see
+ *                      run_evil()).
  *   secondary PREFIX DEV CONN INDEX COUNT MODE
  *                      a host secondary: attaches to connection CONN,
  *                      checks what a secondary sees and may not do, makes
@@ -29,11 +33,15 @@
  *                      buffers and filling them); "exit" (exits without
  *                      tearing anything down); "until-gone" (sends until
  *                      the primary is gone, then checks every call fails
- *                      cleanly and tears down).
+ *                      cleanly and tears down); "churn" (makes and
+ *                      unmakes its objects with some traffic each time,
+ *                      until killed).
  *
  * Every role prints "FAIL ..." and exits non-zero when a check fails.
  */
 
+#include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -43,6 +51,9 @@
 #include <rte_memory.h>
 
 #include "comch_test.h"
+#include "comch_mp.h"
+#include "comch_private.h"
+#include "comch_shm.h"
 
 #define NB_DPU_QUEUES 2
 #define DPU_POSTS 64
@@ -357,7 +368,8 @@ run_primary(const char *prog, const char *linkdir, const char *prefix)
 
 /* =========================================================== secondary */
 
-enum sec_mode { SEC_NORMAL, SEC_PAUSE, SEC_CRASH, SEC_EXIT, SEC_UNTIL_GONE };
+enum sec_mode { SEC_NORMAL, SEC_PAUSE, SEC_CRASH, SEC_EXIT, SEC_UNTIL_GONE,
+	SEC_CHURN };
 
 struct sec {
 	int16_t dev;
@@ -619,11 +631,39 @@ sec_traffic(struct sec *s)
 	return 0;
 }
 
+/* Until killed: objects made and unmade, with some traffic each time, so
+ * that a kill lands anywhere in their lives. */
+static int
+sec_churn(struct sec *s)
+{
+	static uint8_t payload[16][MSG_SIZE];
+	uint64_t rounds = 0;
+
+	SAY("sec%u: churning", s->index);
+	for (;;) {
+		s->sent = 0;
+		s->received = 0;
+		s->count = 200;
+		if (sec_setup(s) < 0)
+			return -1;
+		while (s->received < s->count) {
+			if (sec_send(s, payload) < 0 || sec_receive(s) < 0)
+				return -1;
+		}
+		if (sec_teardown(s) < 0)
+			return -1;
+		s->conn = rte_comch_conn_attach(s->dev, s->conn_id);
+		CHECK(s->conn != NULL, "attach again");
+		if (++rounds % 10 == 0)
+			SAY("sec%u: churned %" PRIu64, s->index, rounds);
+	}
+}
+
 static int
 run_secondary(const char *prog, int argc, char **argv)
 {
 	static const char * const modes[] = { "normal", "pause", "crash",
-		"exit", "until-gone" };
+		"exit", "until-gone", "churn" };
 	char pfx[128], lcores[32], line[16];
 	const char *eal[] = { prog, lcores, "--proc-type=secondary", pfx,
 		"--no-pci", "--no-telemetry", "--log-level=lib.eal:error", NULL };
@@ -648,7 +688,11 @@ run_secondary(const char *prog, int argc, char **argv)
 	test_log_capture_init();
 	if (rte_eal_init((int)RTE_DIM(eal) - 1, (char **)(uintptr_t)eal) < 0)
 		return 10;
-	if (sec_checks(&s) < 0 || sec_setup(&s) < 0 || sec_traffic(&s) < 0)
+	if (sec_checks(&s) < 0)
+		return 1;
+	if (s.mode == SEC_CHURN)
+		return sec_churn(&s) < 0 ? 1 : 0;
+	if (sec_setup(&s) < 0 || sec_traffic(&s) < 0)
 		return 1;
 	if (s.mode == SEC_EXIT) {
 		/* Leaves everything behind on purpose (hence no leak check
@@ -665,6 +709,264 @@ run_secondary(const char *prog, int argc, char **argv)
 	return 0;
 }
 
+/* ================================================== an evil secondary */
+
+/* Send @p req (@p len bytes: more are zeros) to the library's action,
+ * with @p nfds fds; the reply in @p rep (if not NULL) and its first fd in
+ * @p fd (if not NULL; others are closed). Returns the primary's result,
+ * INT_MIN if it does not answer properly. */
+static int
+evil_call_fd(const struct comch_mp_req *req, int len, const int *fds,
+		int nfds, struct comch_mp_rep *rep, int *fd)
+{
+	struct timespec ts = { .tv_sec = 10 };
+	struct rte_mp_reply replies = { 0 };
+	struct rte_mp_msg msg = { 0 };
+	struct comch_mp_rep r;
+	int i, ret = INT_MIN;
+
+	strcpy(msg.name, COMCH_MP_ACTION);
+	msg.len_param = len;
+	memcpy(msg.param, req, RTE_MIN(sizeof(*req), sizeof(msg.param)));
+	msg.num_fds = nfds;
+	for (i = 0; i < nfds; i++)
+		msg.fds[i] = fds[i];
+	if (fd != NULL)
+		*fd = -1;
+	if (rte_mp_request_sync(&msg, &replies, &ts) == 0 &&
+	    replies.nb_received == 1) {
+		const struct rte_mp_msg *m = &replies.msgs[0];
+
+		for (i = 0; i < m->num_fds; i++) {
+			if (i == 0 && fd != NULL)
+				*fd = m->fds[0];
+			else
+				close(m->fds[i]);
+		}
+		if (m->len_param == (int)sizeof(r)) {
+			memcpy(&r, m->param, sizeof(r));
+			ret = r.result;
+			if (rep != NULL)
+				*rep = r;
+		}
+	}
+	free(replies.msgs);
+	return ret;
+}
+
+static int
+evil_call(const struct comch_mp_req *req, int len, const int *fds, int nfds,
+		struct comch_mp_rep *rep)
+{
+	return evil_call_fd(req, len, fds, nfds, rep, NULL);
+}
+
+static void
+evil_req(struct comch_mp_req *req, uint16_t type, uint32_t token,
+		int16_t dev, uint32_t conn)
+{
+	memset(req, 0, sizeof(*req));
+	req->version = COMCH_MP_VERSION;
+	req->type = type;
+	req->token = token;
+	req->dev_id = dev;
+	req->conn_id = conn;
+}
+
+/* A driver request of comch_shm. */
+static int
+evil_drv(uint32_t token, int16_t dev, uint32_t conn, uint16_t kind,
+		uint32_t obj, const struct shm_mp_req *d, uint32_t d_len,
+		const int *fds, int nfds)
+{
+	struct comch_mp_req req;
+
+	evil_req(&req, COMCH_MP_DRIVER, token, dev, conn);
+	req.kind = kind;
+	req.obj_id = obj;
+	req.data_len = d_len;
+	if (d != NULL)
+		memcpy(req.data, d, sizeof(*d));
+	return evil_call(&req, sizeof(req), fds, nfds, NULL);
+}
+
+/*
+ * Malformed and misdirected requests, each refused with the documented
+ * error; the primary carries on (the orchestrator then checks it leaked no
+ * fd and serves the next secondaries). The process first gets a legitimate
+ * identity (A: its device attach registered it, it attaches the
+ * connection and owns a producer and a consumer), then a second one (B)
+ * with a REGISTER of its own, whose requests the primary must judge on
+ * their own.
+ */
+static int
+run_evil(const char *prog, int argc, char **argv)
+{
+	char pfx[128];
+	const char *eal[] = { prog, "--lcores=6@(0-1)", "--proc-type=secondary",
+		pfx, "--no-pci", "--log-level=lib.eal:error", NULL };
+	struct rte_comch_consumer_conf cc = { .nb_posts = 4 };
+	struct rte_comch_consumer *a_cons;
+	struct rte_comch_producer *a_prod;
+	struct rte_comch_mem *mem;
+	struct rte_comch_conn *conn;
+	struct comch_mp_req req;
+	struct comch_mp_rep rep;
+	struct shm_mp_req d;
+	uint32_t conn_id, tb, b_cons;
+	int16_t dev;
+	int nulls[5], mfd[2], live_b, i;
+	void *addr;
+
+	if (argc != 3)
+		return 2;
+	snprintf(pfx, sizeof(pfx), "--file-prefix=%s", argv[0]);
+	dev = (int16_t)atoi(argv[1]);
+	conn_id = (uint32_t)strtoul(argv[2], NULL, 10);
+	if (rte_eal_init((int)RTE_DIM(eal) - 1, (char **)(uintptr_t)eal) < 0)
+		return 10;
+	/* A: legitimate */
+	conn = rte_comch_conn_attach(dev, conn_id);
+	CHECK(conn != NULL, "attach");
+	mem = rte_comch_mem_create(dev, 4096, SOCKET_ID_ANY);
+	cc.mem = mem;
+	a_cons = rte_comch_consumer_create(conn, &cc);
+	a_prod = rte_comch_producer_create(conn, NULL);
+	CHECK(a_cons != NULL && a_prod != NULL, "A's objects");
+	CHECK_OK(rte_comch_consumer_start(a_cons));
+
+	/* B: a second registration of the same process */
+	evil_req(&req, COMCH_MP_REGISTER, 0, 0, 0);
+	CHECK_EQ(evil_call_fd(&req, sizeof(req), NULL, 0, &rep, &live_b), 0);
+	tb = rep.token;
+	CHECK(live_b >= 0, "B's liveness socket");
+
+	/* the message itself */
+	evil_req(&req, COMCH_MP_CONN_LIST, tb, dev, 0);
+	CHECK_EQ(evil_call(&req, 10, NULL, 0, NULL), -EINVAL);
+	CHECK_EQ(evil_call(&req, sizeof(req) + 1, NULL, 0, NULL), -EINVAL);
+	for (i = 0; i < 5; i++)
+		nulls[i] = open("/dev/null", O_RDONLY);
+	CHECK_EQ(evil_call(&req, sizeof(req), nulls, 5, NULL), -EINVAL);
+	req.version = COMCH_MP_VERSION + 1;
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -EPROTO);
+	/* who sends it */
+	evil_req(&req, COMCH_MP_CONN_LIST, tb + 1000, dev, 0);
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -EPERM);
+	evil_req(&req, COMCH_MP_CONN_LIST, 0, dev, 0);
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -EPERM);
+	/* what it names */
+	for (i = 0; i < 3; i++) {
+		static const int16_t bad_dev[] = { -1, RTE_COMCH_MAX_DEVS, 32767 };
+
+		evil_req(&req, COMCH_MP_CONN_LIST, tb, bad_dev[i], 0);
+		CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -EINVAL);
+	}
+	evil_req(&req, 0, tb, dev, conn_id);
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -EINVAL);
+	evil_req(&req, COMCH_MP__MAX, tb, dev, conn_id);
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -EINVAL);
+	evil_req(&req, COMCH_MP_CONN_LIST, tb, dev, 0);
+	req.arg[0] = UINT32_MAX;
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, &rep), 0);
+	CHECK_EQ(rep.count, 0);
+	evil_req(&req, COMCH_MP_CONN_ATTACH, tb, dev, conn_id + 1000);
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -ENOENT);
+	/* a connection B has not attached */
+	evil_req(&req, COMCH_MP_FP_ALLOC, tb, dev, conn_id);
+	req.kind = COMCH_FP_PRODUCER;
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -ENOTCONN);
+	evil_req(&req, COMCH_MP_CONN_STATS, tb, dev, conn_id);
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -ENOTCONN);
+	evil_req(&req, COMCH_MP_CONN_ATTACH, tb, dev, conn_id);
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), 0);
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -EEXIST);
+	/* objects: bad kinds and sizes, and A's, which B does not own */
+	evil_req(&req, COMCH_MP_FP_ALLOC, tb, dev, conn_id);
+	req.kind = 7;
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -EINVAL);
+	req.kind = COMCH_FP_PRODUCER;
+	req.arg[0] = 5;
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -EINVAL);
+	req.kind = COMCH_FP_CONSUMER;
+	req.arg[0] = 0;
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -ERANGE);
+	req.arg[0] = 1000000;
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -ERANGE);
+	req.arg[0] = 4;
+	req.arg[1] = 1000;
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -ERANGE);
+	evil_req(&req, COMCH_MP_FP_FREE, tb, dev, conn_id);
+	req.kind = COMCH_FP_PRODUCER;
+	req.obj_id = rte_comch_producer_id(a_prod);
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -ENOENT);
+	req.obj_id = 9999;
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -ENOENT);
+	d = (struct shm_mp_req){ .op = SHM_MP_WITHDRAW };
+	CHECK_EQ(evil_drv(tb, dev, conn_id, COMCH_FP_CONSUMER,
+		rte_comch_consumer_id(a_cons), &d, sizeof(d), NULL, 0), -ENOENT);
+	/* driver requests */
+	d = (struct shm_mp_req){ .op = SHM_MP_REMOTE_GET, .consumer_id = 9999 };
+	CHECK_EQ(evil_drv(tb, dev, conn_id, 0, 0, &d, 1000, NULL, 0), -EINVAL);
+	CHECK_EQ(evil_drv(tb, dev, conn_id, 0, 0, &d, 3, NULL, 0), -EINVAL);
+	CHECK_EQ(evil_drv(tb, dev, conn_id, 0, 0, &d, sizeof(d), NULL, 0),
+		-EINVAL);
+	d.consumer_id = 200;
+	CHECK_EQ(evil_drv(tb, dev, conn_id, 0, 0, &d, sizeof(d), NULL, 0),
+		-ENOENT);
+	d.op = 99;
+	CHECK_EQ(evil_drv(tb, dev, conn_id, 0, 0, &d, sizeof(d), NULL, 0),
+		-EINVAL);
+	d = (struct shm_mp_req){ .op = SHM_MP_ANNOUNCE, .mem_size = 4096 };
+	CHECK_EQ(evil_drv(tb, dev, conn_id, 0, 0, &d, sizeof(d), NULL, 0),
+		-EINVAL);
+	/* B's own consumer, announced with fds that are not what they say */
+	evil_req(&req, COMCH_MP_FP_ALLOC, tb, dev, conn_id);
+	req.kind = COMCH_FP_CONSUMER;
+	req.arg[0] = 4;
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, &rep), 0);
+	addr = (void *)(uintptr_t)rep.addr;
+	b_cons = ((struct rte_comch_consumer *)addr)->id;
+	CHECK_EQ(evil_drv(tb, dev, conn_id, COMCH_FP_CONSUMER, b_cons, &d,
+		sizeof(d), nulls, 2), -EINVAL);
+	CHECK_EQ(evil_drv(tb, dev, conn_id, COMCH_FP_CONSUMER, b_cons, &d,
+		sizeof(d), nulls, 1), -EINVAL);
+	mfd[0] = memfd_create("evil", MFD_ALLOW_SEALING);
+	mfd[1] = memfd_create("evil", MFD_ALLOW_SEALING);
+	CHECK(ftruncate(mfd[0], 4096) == 0 && ftruncate(mfd[1], 4096) == 0,
+		"memfds");
+	/* right kind, unsealed */
+	CHECK_EQ(evil_drv(tb, dev, conn_id, COMCH_FP_CONSUMER, b_cons, &d,
+		sizeof(d), mfd, 2), -EINVAL);
+	d.mem_size = UINT64_MAX;
+	CHECK_EQ(evil_drv(tb, dev, conn_id, COMCH_FP_CONSUMER, b_cons, &d,
+		sizeof(d), mfd, 2), -EINVAL);
+	evil_req(&req, COMCH_MP_FP_FREE, tb, dev, conn_id);
+	req.kind = COMCH_FP_CONSUMER;
+	req.obj_id = b_cons;
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), 0);
+	evil_req(&req, COMCH_MP_CONN_DETACH, tb, dev, conn_id);
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), 0);
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -ENOTCONN);
+	for (i = 0; i < 5; i++)
+		close(nulls[i]);
+	close(mfd[0]);
+	close(mfd[1]);
+	/* B hangs up; A still works, then tears down */
+	close(live_b);
+	CHECK_OK(rte_comch_producer_start(a_prod));
+	CHECK_OK(rte_comch_producer_stop(a_prod));
+	CHECK_OK(rte_comch_producer_destroy(a_prod));
+	CHECK_OK(rte_comch_consumer_stop(a_cons));
+	CHECK_EQ(rte_comch_consumer_state(a_cons), RTE_COMCH_STATE_IDLE);
+	CHECK_OK(rte_comch_consumer_destroy(a_cons));
+	CHECK_OK(rte_comch_mem_destroy(mem));
+	CHECK_OK(rte_comch_conn_detach(conn));
+	rte_eal_cleanup();
+	SAY("evil: every request refused as documented");
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -675,7 +977,9 @@ main(int argc, char **argv)
 		return run_primary(argv[0], argv[2], argv[3]);
 	if (argc >= 2 && strcmp(argv[1], "secondary") == 0)
 		return run_secondary(argv[0], argc - 2, argv + 2);
-	fprintf(stderr, "usage: %s dpu LINKDIR | primary LINKDIR PREFIX | secondary PREFIX DEV CONN INDEX COUNT MODE\n",
+	if (argc >= 2 && strcmp(argv[1], "evil") == 0)
+		return run_evil(argv[0], argc - 2, argv + 2) == 0 ? 0 : 1;
+	fprintf(stderr, "usage: %s dpu LINKDIR | primary LINKDIR PREFIX | secondary PREFIX DEV CONN INDEX COUNT MODE | evil PREFIX DEV CONN\n",
 		argv[0]);
 	return 2;
 }

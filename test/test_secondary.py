@@ -11,10 +11,15 @@ every message back). Scenarios, in order, on the same connection:
          primary's telemetry (read from this process, as dpdk-telemetry.py
          does) shows each one's producer and consumer with exact counts and
          its pid; after they detach, nothing is left
+  evil   a secondary sends malformed and misdirected requests to the
+         library's rte_mp action: each refused as documented, no fd kept
   kill   one of two secondaries SIGKILLed mid-stream: the other finishes
          unaffected, the DPU is told its consumer is gone, the primary
          reclaims everything it owned, and the DPU's consumer it was
          sending to still works
+  churn  secondaries killed at random points while they make and unmake
+         their objects, ten times: reclaimed each time, no fd kept, the
+         DPU's consumers still work
   crash  a secondary dies inside a send, between claiming four of the
          DPU's buffers and filling them: the primary gives up exactly those
          four (the DPU gets them back unfilled) and the DPU's consumer
@@ -33,6 +38,7 @@ without.
 import json
 import os
 import queue
+import random
 import re
 import shutil
 import signal
@@ -156,12 +162,22 @@ def main():
         p = start(f"sec{index}-{mode}", ["secondary", prefix, str(dev),
                   str(conn), str(index), str(count), mode],
                   stdin=mode == "pause")
+        if mode == "churn":
+            p.expect(f"sec{index}: churning")
+            return p
         m = p.expect(r"running consumer (\d+) producer (\d+) target (\d+)")
         p.consumer, p.producer, p.target = map(int, m.groups())
         return p
 
     def stats():
         return telemetry(prefix, f"/comch/stats,{dev}")[str(conn)]
+
+    def wait_reclaimed(what):
+        """Until the primary holds no secondary and no object of one."""
+        wait_for(f"the primary to reclaim {what}",
+                 lambda: (lambda s: s["secondaries"] == 0 and
+                          not fp_objects(s))(stats()))
+        check(True, f"the primary reclaimed {what}")
 
     try:
         dpu = start("dpu", ["dpu", work], stdin=True)
@@ -201,6 +217,26 @@ def main():
         for p in (a, b):
             dpu.expect(f"dpu: consumer-destroyed {p.consumer}")
 
+        # -- evil: malformed and misdirected requests; the primary refuses
+        # each and leaks nothing
+        def primary_fds():
+            n = 0
+            for f in os.listdir(f"/proc/{primary.p.pid}/fd"):
+                try:
+                    if os.readlink(f"/proc/{primary.p.pid}/fd/{f}") != "anon_inode:[eventpoll]":
+                        n += 1
+                except OSError:
+                    pass
+            return n
+        fds_before = primary_fds()
+        ev = start("evil", ["evil", prefix, str(dev), str(conn)])
+        ev.expect("evil: every request refused as documented")
+        check(ev.wait() == 0, "evil: exits 0")
+        wait_reclaimed("the evil secondary")
+        wait_for("the primary's fd count to come back",
+                 lambda: primary_fds() == fds_before)
+        check(True, "evil: the primary holds no more fds than before")
+
         # -- kill: one of two SIGKILLed mid-stream
         a = secondary(0, 10**12, "normal")
         b = secondary(1, 4 * n, "normal")
@@ -212,14 +248,31 @@ def main():
         b.expect("sec1: ok")
         check(b.wait() == 0, "kill: the other secondary finished unaffected")
         dpu.expect(f"dpu: consumer-destroyed {a.consumer}")
-        wait_for("the primary to reclaim the dead secondary",
-                 lambda: (lambda s: s["secondaries"] == 0 and
-                          not fp_objects(s))(stats()))
-        check(True, "kill: the primary reclaimed everything")
+        wait_reclaimed("the dead secondary")
         c = secondary(0, n, "normal")
         check(c.target == a.target, "kill: next secondary uses the same consumer")
         c.expect("sec0: ok")
         check(c.wait() == 0, "kill: the DPU's consumer still works")
+
+        # -- churn: killed at random points of its objects' lives, ten
+        # times; each time the primary reclaims everything and keeps no fd,
+        # and the DPU's consumers still work
+        rng = random.Random(os.getpid())
+        fds_before = primary_fds()
+        for i in range(10):
+            ch = secondary(i % 2, 0, "churn")
+            # a random point, not a synchronisation: any point must do
+            time.sleep(rng.uniform(0, 0.3))
+            ch.p.kill()
+            check(ch.wait() == -signal.SIGKILL, f"churn {i}: killed")
+            wait_reclaimed(f"churner {i}")
+        wait_for("the primary's fd count to come back",
+                 lambda: primary_fds() == fds_before)
+        check(True, "churn: the primary holds no more fds than before")
+        for i in range(2):
+            c = secondary(i, n, "normal")
+            c.expect(f"sec{i}: ok")
+            check(c.wait() == 0, f"churn: the DPU's consumer {i} still works")
 
         # -- crash: dies between claiming and filling the DPU's buffers
         dpu.say("mark crash-start")
@@ -228,9 +281,7 @@ def main():
         x = secondary(0, n, "crash")
         x.expect("sec0: crashing")
         check(x.wait() == -signal.SIGSEGV, "crash: the secondary died in a send")
-        wait_for("the primary to reclaim the crashed secondary",
-                 lambda: (lambda s: s["secondaries"] == 0 and
-                          not fp_objects(s))(stats()))
+        wait_reclaimed("the crashed secondary")
         z = secondary(0, n, "normal")
         z.expect("sec0: ok")
         check(z.wait() == 0, "crash: the DPU's consumer carries on")
@@ -247,10 +298,7 @@ def main():
         e.expect("sec1: exiting without teardown")
         check(e.wait() == 0, "exit: exited")
         dpu.expect(f"dpu: consumer-destroyed {e.consumer}")
-        wait_for("the primary to reclaim the exited secondary",
-                 lambda: (lambda s: s["secondaries"] == 0 and
-                          not fp_objects(s))(stats()))
-        check(True, "exit: reclaimed")
+        wait_reclaimed("the exited secondary")
 
         # -- gone: the primary dies under a running secondary
         g = secondary(0, 10**12, "until-gone")

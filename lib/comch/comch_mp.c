@@ -57,53 +57,11 @@
 #include <rte_string_fns.h>
 #include <rte_tailq.h>
 
+#include "comch_mp.h"
 #include "comch_private.h"
 
-#define COMCH_MP_ACTION "rte_comch_mp"
-#define COMCH_MP_VERSION 1
-/* Long enough for a driver request that waits on a congested link. */
-#define COMCH_MP_TIMEOUT_S 5
 /* Retry period of a reclaim that waits for a live producer. */
 #define COMCH_RECLAIM_RETRY_US 1000
-
-enum comch_mp_type {
-	COMCH_MP_REGISTER = 1,
-	COMCH_MP_CONN_LIST,
-	COMCH_MP_CONN_ATTACH,
-	COMCH_MP_CONN_DETACH,
-	COMCH_MP_CONN_STATS,
-	COMCH_MP_FP_ALLOC,
-	COMCH_MP_FP_FREE,
-	COMCH_MP_DRIVER,
-	COMCH_MP__MAX
-};
-
-struct comch_mp_req {
-	uint16_t version;
-	uint16_t type;        /**< enum comch_mp_type */
-	int16_t dev_id;
-	uint16_t kind;        /**< enum comch_fp_kind, 0: none */
-	uint32_t conn_id;
-	uint32_t obj_id;      /**< Producer or consumer id (kind != 0). */
-	uint32_t token;       /**< The sender's (0 in REGISTER). */
-	int32_t pid;          /**< REGISTER: the sender's pid, for logs. */
-	uint32_t arg[2];      /**< FP_ALLOC: nb_posts, imm_data_len; CONN_LIST: first id. */
-	uint32_t data_len;    /**< DRIVER: bytes in data. */
-	uint32_t reserved;
-	uint8_t data[RTE_COMCH_PMD_MP_DATA_MAX];
-};
-
-struct comch_mp_rep {
-	int32_t result;       /**< 0 or a negative errno. */
-	uint32_t token;       /**< REGISTER. */
-	uint64_t addr;        /**< CONN_ATTACH, FP_ALLOC: shared-memory address. */
-	uint32_t count;       /**< CONN_LIST: connections from the first id on. */
-	uint32_t data_len;    /**< Bytes in data. */
-	uint8_t data[RTE_COMCH_PMD_MP_DATA_MAX];
-};
-
-/* Connection ids per CONN_LIST reply. */
-#define COMCH_MP_LIST_PAGE (RTE_COMCH_PMD_MP_DATA_MAX / sizeof(uint32_t))
 
 static inline void
 comch_mp_checks(void)
@@ -386,7 +344,8 @@ comch_mp_dispatch(struct comch_proc *p, const struct comch_mp_req *req,
 	void *obj;
 	int ret;
 
-	if (comch_dev_get(req->dev_id) == NULL)
+	if (req->type <= COMCH_MP_REGISTER || req->type >= COMCH_MP__MAX ||
+	    comch_dev_get(req->dev_id) == NULL)
 		return -EINVAL;
 	switch (req->type) {
 	case COMCH_MP_CONN_LIST:
@@ -748,6 +707,17 @@ comch_mp_call(struct comch_mp_req *req, const int *fds, int nb_fds,
 	return ret;
 }
 
+/* A request of @p type about @p conn. */
+static void
+comch_mp_req_init(struct comch_mp_req *req, enum comch_mp_type type,
+		const struct rte_comch_conn *conn)
+{
+	memset(req, 0, sizeof(*req));
+	req->type = type;
+	req->dev_id = conn->dev_id;
+	req->conn_id = conn->id;
+}
+
 /* Interrupt thread of a secondary: the primary hung up. */
 static void
 comch_primary_lost_cb(void *arg __rte_unused)
@@ -858,10 +828,7 @@ comch_mp_fp_alloc(struct rte_comch_conn *conn, enum comch_fp_kind kind,
 	struct comch_mp_rep rep;
 	int ret;
 
-	memset(&req, 0, sizeof(req));
-	req.type = COMCH_MP_FP_ALLOC;
-	req.dev_id = conn->dev_id;
-	req.conn_id = conn->id;
+	comch_mp_req_init(&req, COMCH_MP_FP_ALLOC, conn);
 	req.kind = (uint16_t)kind;
 	req.arg[0] = nb_posts;
 	req.arg[1] = imm_data_len;
@@ -883,10 +850,7 @@ comch_mp_fp_free(struct rte_comch_conn *conn, enum comch_fp_kind kind,
 	struct comch_mp_req req;
 	struct comch_mp_rep rep;
 
-	memset(&req, 0, sizeof(req));
-	req.type = COMCH_MP_FP_FREE;
-	req.dev_id = conn->dev_id;
-	req.conn_id = conn->id;
+	comch_mp_req_init(&req, COMCH_MP_FP_FREE, conn);
 	req.kind = (uint16_t)kind;
 	req.obj_id = kind == COMCH_FP_CONSUMER ?
 		((struct rte_comch_consumer *)obj)->id :
@@ -905,10 +869,7 @@ comch_mp_conn_stats(struct rte_comch_conn *conn,
 
 	if (!comch_mp_conn_attached(conn))
 		return -EINVAL;
-	memset(&req, 0, sizeof(req));
-	req.type = COMCH_MP_CONN_STATS;
-	req.dev_id = conn->dev_id;
-	req.conn_id = conn->id;
+	comch_mp_req_init(&req, COMCH_MP_CONN_STATS, conn);
 	ret = comch_mp_call(&req, NULL, 0, &rep, NULL, NULL);
 	if (ret < 0)
 		return ret;
@@ -934,10 +895,7 @@ rte_comch_pmd_mp_request(struct rte_comch_conn *conn,
 	    req_len > RTE_COMCH_PMD_MP_DATA_MAX || nb_fds < 0 ||
 	    nb_fds > RTE_COMCH_PMD_MP_FDS)
 		return -EINVAL;
-	memset(&req, 0, sizeof(req));
-	req.type = COMCH_MP_DRIVER;
-	req.dev_id = conn->dev_id;
-	req.conn_id = conn->id;
+	comch_mp_req_init(&req, COMCH_MP_DRIVER, conn);
 	if (cons != NULL) {
 		req.kind = COMCH_FP_CONSUMER;
 		req.obj_id = cons->id;
@@ -966,7 +924,7 @@ rte_comch_conn_list(int16_t dev_id, uint32_t *ids, uint32_t nb_ids)
 
 	if (comch_dev_get(dev_id) == NULL || (ids == NULL && nb_ids != 0))
 		return -EINVAL;
-	if (!comch_in_secondary)
+	if (rte_eal_process_type() == RTE_PROC_PRIMARY)
 		return (int)comch_conn_ids(dev_id, 0, ids, nb_ids);
 	for (;;) {
 		memset(&req, 0, sizeof(req));
@@ -1001,7 +959,7 @@ rte_comch_conn_attach(int16_t dev_id, uint32_t conn_id)
 	struct comch_mp_rep rep;
 	int ret;
 
-	if (!comch_in_secondary) {
+	if (rte_eal_process_type() == RTE_PROC_PRIMARY) {
 		COMCH_LOG(ERR, "conn attach: this is the primary process; its connections come from connect_cb and rte_comch_client_conn()");
 		rte_errno = ENOTSUP;
 		return NULL;
@@ -1054,7 +1012,7 @@ rte_comch_conn_detach(struct rte_comch_conn *conn)
 
 	if (conn == NULL)
 		return -EINVAL;
-	if (!comch_in_secondary) {
+	if (rte_eal_process_type() == RTE_PROC_PRIMARY) {
 		COMCH_LOG(ERR, "conn detach: this is the primary process");
 		return -ENOTSUP;
 	}
@@ -1066,10 +1024,7 @@ rte_comch_conn_detach(struct rte_comch_conn *conn)
 		pthread_mutex_unlock(&comch_sec.lock);
 		return -EINVAL;
 	}
-	memset(&req, 0, sizeof(req));
-	req.type = COMCH_MP_CONN_DETACH;
-	req.dev_id = conn->dev_id;
-	req.conn_id = conn->id;
+	comch_mp_req_init(&req, COMCH_MP_CONN_DETACH, conn);
 	ret = comch_mp_call(&req, NULL, 0, &rep, NULL, NULL);
 	if (ret == -EBUSY) {
 		pthread_mutex_unlock(&comch_sec.lock);
