@@ -4,7 +4,9 @@
 # Comch against its peers, in one run, on cores 0 and 1.
 #
 # Each repetition runs dpdk-comch-perf across two processes (DPU role on
-# core 0, host role on core 1) and then the peers of ../shared/bench/peers
+# core 0, host role on core 1; the host's fast-path tests also from a DPDK
+# secondary process of a --hold primary) and then the peers of
+# ../shared/bench/peers
 # (cache-line and SPSC limits, memcpy, Unix sockets, UCX shared memory,
 # DPDK memif), so that drift of this shared machine hits both alike.
 # Prints "name: value unit" lines (medians over repetitions), then ratios
@@ -32,6 +34,8 @@ if ! command -v gnuplot >/dev/null && [ "$(id -u)" -eq 0 ]; then
 fi
 
 EAL="--no-pci --no-huge -m 256 --log-level=lib.eal:warning --log-level=pmd.comch.shm:warning --log-level=lib.telemetry:warning"
+# a primary that secondaries attach to (hugepages, a fixed base address)
+EALH="--no-pci -m 64 --base-virtaddr=0x200000000000 --log-level=lib.eal:warning --log-level=pmd.comch.shm:warning --log-level=lib.telemetry:warning"
 FP_SIZES=64,4096,65536,1048576
 
 # One comch repetition: DPU server on core 0, host runs the tests on core 1.
@@ -62,6 +66,43 @@ comch_rep() {
 		--duration=$DURATION --warmup=0.5 --json \
 		>> "$OUT/comch_$rep.json" 2>> "$OUT/comch_host_$rep.log" ||
 		echo "# comch scale run failed" >&2
+	# a secondary process against a primary: the same fast-path tests,
+	# interleaved (primary run, secondary run, three times) so that this
+	# machine's fast/slow modes hit both alike; the --hold primary idles
+	# on core 1 beside the runs
+	if [ "$(cat /proc/sys/vm/nr_hugepages)" -gt 0 ]; then
+		local hold_pid k args
+		taskset -c 1 "$PERF" -l 1 $EALH --file-prefix bench-hold-$$ \
+			--vdev=comch_shm1,role=host,path="$link" -- --role=host \
+			--hold > "$OUT/comch_hold_$rep.log" 2>&1 &
+		hold_pid=$!
+		for _ in $(seq 300); do
+			grep -q holding "$OUT/comch_hold_$rep.log" && break
+			sleep 0.1
+		done
+		for k in 1 2 3; do
+			for args in "--test=fp-lat --size=64" \
+				    "--test=fp-tput --size=64,65536"; do
+				# shellcheck disable=SC2086
+				taskset -c 1 "$PERF" -l 1 $EAL --file-prefix bench-host-$$ \
+					--vdev=comch_shm1,role=host,path="$link" -- \
+					--role=host $args --duration=1 --warmup=0.3 --json \
+					2>> "$OUT/comch_host_$rep.log" |
+					sed 's/"role": "host"/"role": "cmp_primary"/' \
+					>> "$OUT/comch_$rep.json"
+				# shellcheck disable=SC2086
+				taskset -c 1 "$PERF" -l 1 $EALH --proc-type=secondary \
+					--file-prefix bench-hold-$$ -- $args \
+					--duration=1 --warmup=0.3 --json \
+					2>> "$OUT/comch_sec_$rep.log" |
+					sed 's/"role": "host"/"role": "cmp_secondary"/' \
+					>> "$OUT/comch_$rep.json"
+			done
+		done
+		kill -INT $hold_pid 2>/dev/null
+		wait $hold_pid 2>/dev/null
+		rm -f /dev/hugepages/bench-hold-$$map_*
+	fi
 	local rss0 rss1 host_pid
 	rss0=$(awk '/VmRSS/{print $2}' /proc/$dpu_pid/status)
 	taskset -c 1 "$PERF" -l 1 $EAL --file-prefix bench-host-$$ \

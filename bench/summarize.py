@@ -65,12 +65,38 @@ def load(out):
     return vals
 
 
+def paired_ratios(out):
+    """Secondary / primary for each interleaved pair (cmp_* roles, in run
+    order): {name: [ratios]} for rates, bandwidths and round-trip p50."""
+    seq = {}  # (role, test, size) -> [value in run order]
+    for path in sorted(glob.glob(os.path.join(out, "comch_*.json"))):
+        for line in open(path):
+            if not line.startswith("{"):
+                continue
+            r = json.loads(line)
+            if r.get("lcore", "all") != "all" or not r["role"].startswith("cmp_"):
+                continue
+            v = r["lat_ns"]["p50"] if "lat_ns" in r else r["mpps"]
+            seq.setdefault((r["role"], r["test"], r["size"]), []).append(v)
+    ratios = {}
+    for (role, test, size), prim in seq.items():
+        if role != "cmp_primary":
+            continue
+        sec = seq.get(("cmp_secondary", test, size), [])
+        name = f"{test.replace('-', '_')}_{size_name(size)}"
+        ratios[name] = [b / a for a, b in zip(prim, sec) if a > 0]
+    return ratios
+
+
 def medians(out):
     vals = load(out)
     return {k: (u, statistics.median(v), len(v)) for k, (u, v) in vals.items()}
 
 
 RATIOS = [
+    ("comch_cmp_secondary_fp_tput_64B_rate", "comch_cmp_primary_fp_tput_64B_rate", "fast path 64 B: a secondary process vs a primary, interleaved"),
+    ("comch_cmp_secondary_fp_tput_64KiB_bw", "comch_cmp_primary_fp_tput_64KiB_bw", "fast path 64 KiB: a secondary process vs a primary, interleaved"),
+    ("comch_cmp_secondary_fp_lat_64B_rtt_p50", "comch_cmp_primary_fp_lat_64B_rtt_p50", "fast path 64 B round trip p50: secondary vs primary, interleaved"),
     ("comch_fp_tput_64B_rate", "dpdk_memif_copy_64B_rx_rate", "fast path 64 B vs memif copy mode (goal >= 2)"),
     ("comch_fp_tput_64B_rate", "ucx_ucp_am_bw_64B_rate", "fast path 64 B vs UCX ucp_am_bw (goal >= 2)"),
     ("comch_fp_tput_64B_rate", "spsc_ring_8B_burst32_rate", "fast path 64 B vs raw SPSC ring, 8 B"),
@@ -102,6 +128,14 @@ def main():
     for a, b, what in RATIOS:
         if a in med and b in med and med[b][1] != 0:
             print(f"ratio_{a}__{b}: {med[a][1] / med[b][1]:.3f}  # {what}")
+    pairs = paired_ratios(out)
+    if pairs:
+        print("# a secondary process vs a primary, ratio per interleaved pair"
+              " (rate; round trip for *_lat: below 1 is faster)")
+        for name, rs in sorted(pairs.items()):
+            if rs:
+                print(f"pair_ratio_secondary_primary_{name}: median {statistics.median(rs):.3f}"
+                      f" min {min(rs):.3f} max {max(rs):.3f} n {len(rs)}")
     print("# absolute goals")
     for name, op, bound, what in GOALS:
         if name in med:

@@ -194,7 +194,9 @@ perf_hold_run(const struct perf_opts *o, int16_t dev_id)
 			TAILQ_REMOVE(&relay_queue, it, next);
 		pthread_mutex_unlock(&relay_lock);
 		if (it == NULL) {
-			rte_delay_us_sleep(100);
+			/* Idle: the control path only, so the core is the
+			 * secondaries' (it may share it with them). */
+			rte_delay_us_sleep(1000);
 			continue;
 		}
 		memset(&rep, 0, sizeof(rep));
