@@ -1110,7 +1110,9 @@ rte_comch_consumer_post_burst(struct rte_comch_consumer *cons,
 
 /**
  * Take completed buffers, in the order they were posted. A buffer completes
- * only when a producer wrote into it (or stop cancelled it). The payload is
+ * only when a producer wrote into it, or comes back unfilled (status
+ * -ECANCELED) when stop cancelled it or the producer that took it died (a
+ * secondary process of the peer, killed in a send). The payload is
  * in the buffer; the immediate data is copied into the completion. Must be
  * called on the consumer's lcore only.
  *
