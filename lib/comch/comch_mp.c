@@ -648,10 +648,10 @@ comch_mp_primary_gone(void)
 }
 
 /*
- * Send @p req to the primary and wait for the answer. Fds received are
- * made close-on-exec and handed to the caller in @p rep_fds (closed if it
- * passes NULL). Returns the primary's result, or -ENODEV if it is gone or
- * does not answer.
+ * Send @p req to the primary and wait for the answer (in @p rep, zeroed
+ * when there is none). Fds received are made close-on-exec and handed to
+ * the caller in @p rep_fds (closed if it passes NULL). Returns the
+ * primary's result, or -ENODEV if it is gone or does not answer.
  */
 static int
 comch_mp_call(struct comch_mp_req *req, const int *fds, int nb_fds,
@@ -663,6 +663,9 @@ comch_mp_call(struct comch_mp_req *req, const int *fds, int nb_fds,
 	const struct rte_mp_msg *r;
 	int ret, i;
 
+	/* Nothing of an answer until there is one (a caller may look at
+	 * rep whatever the result). */
+	memset(rep, 0, sizeof(*rep));
 	if (nb_rep_fds != NULL)
 		*nb_rep_fds = 0;
 	if (comch_mp_primary_gone())

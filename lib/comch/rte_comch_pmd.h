@@ -161,8 +161,8 @@ typedef void (*rte_comch_fp_stats_t)(struct rte_comch_dev *dev, void *fp_drv,
 typedef int (*rte_comch_conn_remote_consumers_t)(struct rte_comch_conn *conn,
 		uint32_t *ids, uint32_t nb_ids);
 
-/** Primary: the owner of a consumer died; undo what the peer knows of it
- * (0), called without locks before the library frees it. */
+/** Primary: the owner of a consumer died: undo what the peer knows of it
+ * (withdraw it). Called without locks, before the library frees it. */
 typedef void (*rte_comch_consumer_reclaim_t)(struct rte_comch_dev *dev,
 		struct rte_comch_consumer *cons);
 /** Primary: the owner of a producer died; repair what it may have left
@@ -185,7 +185,8 @@ typedef void (*rte_comch_fp_release_t)(struct rte_comch_dev *dev,
  * @param req, req_len
  *   The driver's request bytes (as sent; validate every field).
  * @param fds, nb_fds
- *   File descriptors sent with it; the driver closes them.
+ *   File descriptors sent with it; the library closes them after the call
+ *   (duplicate what must be kept).
  * @param rep
  *   Reply bytes (up to RTE_COMCH_PMD_MP_DATA_MAX); *rep_len says how many.
  * @param rep_fds
