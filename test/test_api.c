@@ -117,11 +117,21 @@ test_null_objects(void)
 	return 0;
 }
 
+static struct rte_comch_conn *api_dpu_conn;
+
+static void
+api_on_connect(struct rte_comch_server *s __rte_unused,
+		struct rte_comch_conn *c, void *a __rte_unused)
+{
+	api_dpu_conn = c;
+}
+
 /* Wrong states and limits on live objects. */
 static int
 test_states_and_limits(void)
 {
-	struct rte_comch_server_conf sc = { .name = "api" };
+	struct rte_comch_server_conf sc = { .name = "api",
+		.connect_cb = api_on_connect };
 	struct rte_comch_client_conf cc = { .server_name = "api" };
 	struct rte_comch_consumer_conf kc = { 0 };
 	struct rte_comch_server *srv;
@@ -169,8 +179,10 @@ test_states_and_limits(void)
 
 		CHECK_EQ(rte_comch_conn_list(host, ids, 4), 1);
 		CHECK_EQ(ids[0], rte_comch_conn_id(conn));
+		/* each side lists its own end (ids are per device) */
+		CHECK(api_dpu_conn != NULL, "the server's connection");
 		CHECK_EQ(rte_comch_conn_list(dpu, ids, 1), 1);
-		CHECK_EQ(ids[0], rte_comch_conn_id(conn));
+		CHECK_EQ(ids[0], rte_comch_conn_id(api_dpu_conn));
 		CHECK_EQ(rte_comch_conn_list(host, ids, 0), 1);
 		EXPECT_NULL_ERRNO(rte_comch_conn_attach(host,
 				rte_comch_conn_id(conn)), ENOTSUP);

@@ -35,10 +35,10 @@
 
 #include <rte_atomic.h>
 #include <rte_branch_prediction.h>
-#include <rte_tailq.h>
 #include <rte_eal.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_tailq.h>
 
 #include "comch_shm_priv.h"
 
