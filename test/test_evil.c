@@ -426,7 +426,7 @@ case_bad_consumer_adds(void)
 {
 	static const struct { uint32_t id, posts, imm; int64_t ring_adj, mem;
 		int nfds; } bad[] = {
-		{ 300, 8, 32, 0, 4096, 2 },   /* id out of range */
+		{ 0, 8, 32, 0, 4096, 2 },     /* id 0: never a consumer id */
 		{ 1, 0, 32, 0, 4096, 2 },     /* no posts */
 		{ 1, 9000, 32, 0, 4096, 2 },  /* too many posts */
 		{ 1, 8, 33, 0, 4096, 2 },     /* imm too long */
@@ -508,7 +508,7 @@ case_corrupt_posts(void)
 		CHECK_OK(evil_open(&e, link_dir, srv));
 		CHECK_OK(sealed_memfd(rs, true, &fds[0], &ring));
 		CHECK_OK(sealed_memfd(4096, true, &fds[1], &mem));
-		CHECK_OK(send_consumer_add(&e, 0, 8, 32, rs, 4096, fds, 2));
+		CHECK_OK(send_consumer_add(&e, 1, 8, 32, rs, 4096, fds, 2));
 		poll_for(5, consumer_known);
 		CHECK_EQ(ev.consumer_created, 1);
 		hdr = ring;

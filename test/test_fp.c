@@ -14,6 +14,8 @@
 #include <rte_memory.h>
 #include <rte_lcore.h>
 
+#include <rte_comch_pmd.h>
+
 #include "comch_test.h"
 
 static char link_dir[64];
@@ -353,6 +355,98 @@ test_again_oversize_destroyed(void)
 		CHECK_EQ(rte_comch_conn_remote_consumers(l.hconn, NULL, 0), 0);
 		CHECK_EQ(rte_comch_producer_send_burst(p, id, &op, 1), -ENOENT);
 	}
+	CHECK_OK(destroy_producer(p));
+	CHECK_OK(rte_comch_mem_destroy(mem));
+	return link_close(&l);
+}
+
+/*
+ * A consumer id names one consumer for the connection's whole life. The
+ * race this pins: the host's producer has a send for the DPU's consumer N
+ * ready; the DPU destroys N and creates a new consumer; the send must not
+ * land in the new one, whether the host learnt of the change before it
+ * sends or not. Also: ids are never 0, never repeat over many more
+ * consumers than there are slots, and when a connection's ids are used up
+ * a new consumer is refused with ENOSPC.
+ */
+static int
+test_consumer_ids(void)
+{
+	struct rte_comch_completion cpl[8];
+	struct rte_comch_consumer *c1, *c2, *c;
+	struct rte_comch_producer *p;
+	struct rte_comch_mem *mem;
+	struct fp_link l;
+	uint8_t data[64] = { 7 };
+	struct rte_comch_send_op op = { .data = data, .len = 64 };
+	uint32_t len = 64, n1, n2, prev, id, i;
+	void *buf;
+
+	CHECK_OK(link_open(&l, "ids"));
+	mem = rte_comch_mem_create(dpu, 4096, SOCKET_ID_ANY);
+	CHECK(mem != NULL, "mem");
+	buf = rte_comch_mem_addr(mem);
+	c1 = consumer_on_dpu(&l, mem, 4, 0);
+	p = producer_on(l.hconn);
+	CHECK(c1 && p, "objects");
+	n1 = rte_comch_consumer_id(c1);
+	CHECK(n1 != 0, "consumer id 0");
+
+	/* N destroyed, a new consumer created and posting, and the host has
+	 * not polled yet: its send for N reaches no buffer of the new one. */
+	CHECK_OK(destroy_consumer(&l, c1));
+	c2 = rte_comch_consumer_create(l.dconn,
+		&(struct rte_comch_consumer_conf){ .mem = mem, .nb_posts = 4,
+			.imm_data_len = RTE_COMCH_IMM_NONE });
+	CHECK(c2 != NULL, "second consumer: %s", rte_strerror(rte_errno));
+	CHECK_OK(rte_comch_consumer_start(c2));
+	CHECK_EQ(rte_comch_consumer_post_burst(c2, &buf, &len, 1), 1);
+	n2 = rte_comch_consumer_id(c2);
+	CHECK(n2 != n1 && n2 > n1, "id %u reused or not increasing after %u",
+		n2, n1);
+	CHECK(rte_comch_producer_send_burst(p, n1, &op, 1) <= 0,
+		"send to destroyed consumer %u accepted", n1);
+	CHECK_EQ(rte_comch_consumer_poll_burst(c2, cpl, 8), 0);
+
+	/* Once the host learnt of both: -ENOENT for N, the new one works. */
+	LINK_POLL_UNTIL(&l, l.host_ev.destroyed == 1 && l.host_ev.created == 2);
+	CHECK_EQ(l.host_ev.last_id, n2);
+	CHECK_EQ(rte_comch_producer_send_burst(p, n1, &op, 1), -ENOENT);
+	CHECK_EQ(rte_comch_consumer_poll_burst(c2, cpl, 8), 0);
+	CHECK_EQ(rte_comch_producer_send_burst(p, n2, &op, 1), 1);
+	CHECK_EQ(rte_comch_consumer_poll_burst(c2, cpl, 8), 1);
+	CHECK_EQ(cpl[0].status, 0);
+	CHECK_OK(destroy_consumer(&l, c2));
+
+	/* Many more consumers than slots: every id new, increasing, not 0. */
+	prev = n2;
+	for (i = 0; i < 3 * COMCH_MAX_FP_OBJECTS; i++) {
+		c = rte_comch_consumer_create(l.dconn,
+			&(struct rte_comch_consumer_conf){ .mem = mem,
+				.nb_posts = 1 });
+		CHECK(c != NULL, "consumer %u: %s", i, rte_strerror(rte_errno));
+		id = rte_comch_consumer_id(c);
+		CHECK(id > prev, "id %u after %u", id, prev);
+		prev = id;
+		CHECK_OK(rte_comch_consumer_destroy(c));
+	}
+
+	/* Ids used up (white box: skip four billion creations). */
+	rte_spinlock_lock(&l.dconn->fp_lock);
+	l.dconn->next_consumer_id = UINT32_MAX;
+	rte_spinlock_unlock(&l.dconn->fp_lock);
+	c = rte_comch_consumer_create(l.dconn,
+		&(struct rte_comch_consumer_conf){ .mem = mem, .nb_posts = 1 });
+	CHECK(c != NULL, "last id");
+	CHECK_EQ(rte_comch_consumer_id(c), UINT32_MAX);
+	CHECK_OK(rte_comch_consumer_destroy(c));
+	test_log_reset();
+	c = rte_comch_consumer_create(l.dconn,
+		&(struct rte_comch_consumer_conf){ .mem = mem, .nb_posts = 1 });
+	CHECK(c == NULL && rte_errno == ENOSPC, "ids used up: %p, %d",
+		(void *)c, rte_errno);
+	CHECK(test_log_has("used up its consumer ids"), "log line");
+
 	CHECK_OK(destroy_producer(p));
 	CHECK_OK(rte_comch_mem_destroy(mem));
 	return link_close(&l);
@@ -808,6 +902,7 @@ main(int argc __rte_unused, char **argv)
 		{ "sizes", test_sizes },
 		{ "immediate", test_immediate },
 		{ "again_oversize_destroyed", test_again_oversize_destroyed },
+		{ "consumer_ids", test_consumer_ids },
 		{ "consumer_states", test_consumer_states },
 		{ "teardown_rules", test_teardown_rules },
 		{ "two_lcore_pairs", test_two_lcore_pairs },

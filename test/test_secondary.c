@@ -906,12 +906,13 @@ run_evil(const char *prog, int argc, char **argv)
 	CHECK_EQ(evil_drv(tb, dev, conn_id, COMCH_FP_CONSUMER,
 		rte_comch_consumer_id(a_cons), &d, sizeof(d), NULL, 0), -ENOENT);
 	/* driver requests */
-	d = (struct shm_mp_req){ .op = SHM_MP_REMOTE_GET, .consumer_id = 9999 };
+	d = (struct shm_mp_req){ .op = SHM_MP_REMOTE_GET, .consumer_id = 0 };
 	CHECK_EQ(evil_drv(tb, dev, conn_id, 0, 0, &d, 1000, NULL, 0), -EINVAL);
 	CHECK_EQ(evil_drv(tb, dev, conn_id, 0, 0, &d, 3, NULL, 0), -EINVAL);
+	/* 0 is never a consumer id */
 	CHECK_EQ(evil_drv(tb, dev, conn_id, 0, 0, &d, sizeof(d), NULL, 0),
 		-EINVAL);
-	d.consumer_id = 200;
+	d.consumer_id = 9999;
 	CHECK_EQ(evil_drv(tb, dev, conn_id, 0, 0, &d, sizeof(d), NULL, 0),
 		-ENOENT);
 	d.op = 99;

@@ -176,6 +176,43 @@ comch_id_free(uint64_t *map, uint32_t id)
 	map[id / 64] &= ~(UINT64_C(1) << (id % 64));
 }
 
+static bool
+comch_id_used(const uint64_t *map, uint32_t id)
+{
+	return (map[id / 64] >> (id % 64)) & 1;
+}
+
+/* The next consumer id of @p conn, under conn->fp_lock: the smallest id
+ * above every one handed out so far whose slot is free (see
+ * COMCH_CONSUMER_SLOT). -ENOSPC if the connection has max consumers,
+ * -EOVERFLOW if its ids are used up. */
+static int64_t
+comch_consumer_id_alloc(struct rte_comch_conn *conn, uint32_t max)
+{
+	uint64_t id = conn->next_consumer_id;
+	uint32_t n, live = 0;
+
+	for (n = 0; n < COMCH_MAX_FP_OBJECTS / 64; n++)
+		live += (uint32_t)__builtin_popcountll(conn->consumer_slots[n]);
+	if (live >= max)
+		return -ENOSPC;
+	if (id == 0)
+		id = 1; /* a connection's first consumer */
+	/* At most COMCH_MAX_FP_OBJECTS - 1 slots are taken: a free one is
+	 * at most that far. */
+	while (id <= UINT32_MAX &&
+	       comch_id_used(conn->consumer_slots, COMCH_CONSUMER_SLOT(id)))
+		id++;
+	if (id > UINT32_MAX) {
+		conn->next_consumer_id = id;
+		return -EOVERFLOW;
+	}
+	conn->consumer_slots[COMCH_CONSUMER_SLOT(id) / 64] |=
+		UINT64_C(1) << (COMCH_CONSUMER_SLOT(id) % 64);
+	conn->next_consumer_id = id + 1;
+	return (int64_t)id;
+}
+
 void *
 comch_fp_alloc(struct rte_comch_conn *conn, enum comch_fp_kind kind,
 		uint32_t nb_posts, uint32_t imm_data_len, uint32_t owner,
@@ -190,7 +227,7 @@ comch_fp_alloc(struct rte_comch_conn *conn, enum comch_fp_kind kind,
 	size_t head, priv;
 	uint32_t max;
 	void *obj;
-	int id;
+	int64_t id;
 
 	if (dev == NULL) {
 		rte_errno = ENODEV;
@@ -222,11 +259,22 @@ comch_fp_alloc(struct rte_comch_conn *conn, enum comch_fp_kind kind,
 		rte_errno = ENOTCONN;
 		return NULL;
 	}
-	id = comch_id_alloc(is_cons ? conn->consumer_ids : conn->producer_ids);
-	if (id >= 0 && (uint32_t)id >= max) {
-		comch_id_free(is_cons ? conn->consumer_ids : conn->producer_ids,
-				(uint32_t)id);
-		id = -ENOSPC;
+	if (is_cons) {
+		id = comch_consumer_id_alloc(conn, max);
+	} else {
+		id = comch_id_alloc(conn->producer_ids);
+		if (id >= 0 && (uint32_t)id >= max) {
+			comch_id_free(conn->producer_ids, (uint32_t)id);
+			id = -ENOSPC;
+		}
+	}
+	if (id == -EOVERFLOW) {
+		rte_spinlock_unlock(&conn->fp_lock);
+		COMCH_LOG(ERR, "consumer: connection %u has used up its consumer ids (%" PRIu32 " consumers created); reconnect to get new ones",
+			conn->id, UINT32_MAX);
+		rte_free(obj);
+		rte_errno = ENOSPC;
+		return NULL;
 	}
 	if (id < 0) {
 		rte_spinlock_unlock(&conn->fp_lock);
@@ -274,7 +322,8 @@ comch_fp_free(struct rte_comch_conn *conn, enum comch_fp_kind kind, void *obj)
 		struct rte_comch_consumer *cons = obj;
 
 		TAILQ_REMOVE(&conn->consumers, cons, next);
-		comch_id_free(conn->consumer_ids, cons->id);
+		comch_id_free(conn->consumer_slots,
+				COMCH_CONSUMER_SLOT(cons->id));
 	} else {
 		struct rte_comch_producer *prod = obj;
 

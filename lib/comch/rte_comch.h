@@ -845,8 +845,11 @@ int rte_comch_mem_destroy(struct rte_comch_mem *mem);
 
 /**
  * Create a consumer on an established connection. It is idle until
- * rte_comch_consumer_start(); its id is unique per connection (among the
- * consumers of every process).
+ * rte_comch_consumer_start(). Its id names it for the whole life of the
+ * connection, among the consumers of every process on this side: ids are
+ * never reused on a connection (a send to the id of a destroyed consumer
+ * fails with -ENOENT, whatever was created since), they increase in
+ * creation order, and 0 is never an id ("no consumer").
  *
  * @param conn
  *   A running connection (in a secondary process: attached with
@@ -858,7 +861,8 @@ int rte_comch_mem_destroy(struct rte_comch_mem *mem);
  *   memory, memory of another device, connection not attached by this
  *   secondary), ENOTCONN (connection not running), ERANGE (nb_posts or
  *   imm_data_len beyond the capability), ENOSPC (the connection has
- *   caps.max_consumers consumers), ENOMEM, ENODEV (secondary: the
+ *   caps.max_consumers consumers, or used up its ids: UINT32_MAX
+ *   consumers were created on it; reconnect), ENOMEM, ENODEV (secondary: the
  *   primary is gone).
  */
 __rte_experimental
@@ -906,7 +910,8 @@ __rte_experimental
 int rte_comch_consumer_destroy(struct rte_comch_consumer *cons);
 
 /**
- * Consumer id, as the peer sees it in its consumer events.
+ * Consumer id, as the peer sees it in its consumer events: unique on its
+ * connection for the connection's whole life, never 0.
  *
  * @param cons
  *   The consumer.

@@ -292,6 +292,18 @@ struct rte_comch_dev {
 /** Producers and consumers per connection and side, in any driver. */
 #define COMCH_MAX_FP_OBJECTS 256
 
+/**
+ * Consumer ids. A consumer id names one consumer for the whole life of its
+ * connection: ids are handed out in increasing order from 1, never twice
+ * on a connection and side (a consumer that stops and starts again keeps
+ * its id), and 0 is never an id. No two live consumers of a connection
+ * share a slot, id % COMCH_MAX_FP_OBJECTS, so a driver may index a table
+ * of COMCH_MAX_FP_OBJECTS entries by the slot and compare the whole id.
+ * After UINT32_MAX consumers the connection has no id left: creating one
+ * more fails with ENOSPC (reconnect).
+ */
+#define COMCH_CONSUMER_SLOT(id) ((id) & (COMCH_MAX_FP_OBJECTS - 1))
+
 /*
  * Connections, producers and consumers are in rte_malloc memory: the
  * primary creates and frees them; a secondary reads the fields marked
@@ -317,7 +329,8 @@ struct rte_comch_conn {
 	uint32_t nb_fp_objects;             /**< Shared: producers + consumers. */
 	uint32_t nb_attached;               /**< Shared: secondaries attached. */
 	bool closing;                       /**< Being released: no new ones. */
-	uint64_t consumer_ids[COMCH_MAX_FP_OBJECTS / 64];
+	uint64_t consumer_slots[COMCH_MAX_FP_OBJECTS / 64]; /**< Slots in use. */
+	uint64_t next_consumer_id;          /**< Above UINT32_MAX: used up. */
 	uint64_t producer_ids[COMCH_MAX_FP_OBJECTS / 64];
 	TAILQ_HEAD(, rte_comch_consumer) consumers; /**< Under fp_lock. */
 	TAILQ_HEAD(, rte_comch_producer) producers; /**< Under fp_lock. */

@@ -92,7 +92,7 @@ posted_descriptors(struct evil *e, struct input *in)
 	hdr->claim = (uint32_t)take(in, 4);
 	hdr->post_prod = (uint32_t)take(in, 4);
 	fuzz_peer_consumer = UINT32_MAX;
-	send_consumer_add(e, 0, 8, 32, rs, 4096, fds, 2);
+	send_consumer_add(e, 1, 8, 32, rs, 4096, fds, 2);
 	fuzz_poll(120);
 	prod = fuzz_conn != NULL ? rte_comch_producer_create(fuzz_conn, NULL) : NULL;
 	if (prod != NULL && rte_comch_producer_start(prod) == 0 &&

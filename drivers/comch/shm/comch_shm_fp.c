@@ -446,7 +446,8 @@ shm_claim(struct shm_producer *p, const struct shm_remote_cons *r,
 		if (k == 0)
 			return -EMSGSIZE;
 		__atomic_store_n(&p->claim_rec,
-			SHM_CLAIM_REC(r->id, (uint32_t)k, r->gen, *c),
+			SHM_CLAIM_REC(COMCH_CONSUMER_SLOT(r->id), (uint32_t)k,
+				r->gen, *c),
 			__ATOMIC_RELAXED);
 		if (__atomic_compare_exchange_n(&r->hdr->claim, c,
 				*c + (uint32_t)k, false, __ATOMIC_ACQ_REL,
@@ -464,6 +465,7 @@ shm_fp_send(void *producer, uint32_t consumer_id,
 	const struct shm_remote_cons *r;
 	uint64_t off[SHM_SEND_CHUNK];
 	uint32_t blen[SHM_SEND_CHUNK];
+	uint32_t slot = COMCH_CONSUMER_SLOT(consumer_id);
 	uint32_t c, i;
 	int sent = 0, k;
 
@@ -471,8 +473,6 @@ shm_fp_send(void *producer, uint32_t consumer_id,
 		return -EBUSY;
 	if (unlikely(shm_conn_down(sc)))
 		return -ECONNRESET;
-	if (unlikely(consumer_id >= COMCH_MAX_FP_OBJECTS))
-		return -ENOENT;
 	/* Hazard first, then the lookup: an entry found now is not freed
 	 * before the hazard is cleared (see struct shm_view). The fence is
 	 * the reaper's membarrier(), or ours where there is none. */
@@ -482,10 +482,12 @@ shm_fp_send(void *producer, uint32_t consumer_id,
 		rte_smp_mb();
 	else
 		rte_compiler_barrier();
-	/* Only the incarnation the primary publishes is reachable. */
-	r = __atomic_load_n(&p->view->remote[consumer_id], __ATOMIC_ACQUIRE);
-	if (unlikely(r == NULL || r->gen !=
-		     __atomic_load_n(&sc->remote_gen[consumer_id],
+	/* Only the consumer of that id, in the incarnation the primary
+	 * publishes, is reachable: a consumer id is never reused, so a send
+	 * meant for a destroyed consumer finds nothing. */
+	r = __atomic_load_n(&p->view->remote[slot], __ATOMIC_ACQUIRE);
+	if (unlikely(r == NULL || r->id != consumer_id || r->gen !=
+		     __atomic_load_n(&sc->remote_gen[slot],
 				     __ATOMIC_ACQUIRE))) {
 		__atomic_store_n(&p->hazard, 0, __ATOMIC_RELEASE);
 		return -ENOENT;
@@ -549,7 +551,8 @@ shm_remote_free(struct shm_remote_cons *r)
 void
 shm_view_retire(struct shm_view *v, struct shm_remote_cons *r)
 {
-	__atomic_store_n(&v->remote[r->id], NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&v->remote[COMCH_CONSUMER_SLOT(r->id)], NULL,
+			__ATOMIC_RELEASE);
 	/* A retired consumer is never handed to a secondary again. */
 	if (r->ring_fd >= 0)
 		close(r->ring_fd);
@@ -681,10 +684,12 @@ shm_consumer_add(struct shm_conn *sc, const struct shm_msg_consumer *m,
 	struct shm_remote_cons *r;
 	void *ring = NULL, *mem = NULL;
 	char why[SHM_REASON_MAX] = "bad CONSUMER_ADD";
+	uint32_t slot = COMCH_CONSUMER_SLOT(m->consumer_id);
 	size_t ring_size;
 
-	if (nfds != 2 || m->consumer_id >= COMCH_MAX_FP_OBJECTS ||
-	    v->remote[m->consumer_id] != NULL ||
+	/* Consumer ids are never 0, and two live consumers never share a
+	 * slot (COMCH_CONSUMER_SLOT). */
+	if (nfds != 2 || m->consumer_id == 0 || v->remote[slot] != NULL ||
 	    m->nb_posts == 0 || m->nb_posts > SHM_MAX_POSTS ||
 	    m->imm_len > SHM_MAX_IMM || m->mem_size == 0 ||
 	    m->mem_size > SHM_MAX_MEM_SIZE)
@@ -718,9 +723,10 @@ shm_consumer_add(struct shm_conn *sc, const struct shm_msg_consumer *m,
 		sc->next_gen = 1;
 	r->gen = sc->next_gen;
 	pthread_mutex_lock(&v->lock);
-	__atomic_store_n(&v->remote[r->id], r, __ATOMIC_RELEASE);
+	__atomic_store_n(&v->remote[slot], r, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&v->lock);
-	__atomic_store_n(&sc->remote_gen[r->id], r->gen, __ATOMIC_RELEASE);
+	__atomic_store_n(&sc->remote_id[slot], r->id, __ATOMIC_RELAXED);
+	__atomic_store_n(&sc->remote_gen[slot], r->gen, __ATOMIC_RELEASE);
 	rte_comch_pmd_consumer_event(sc->conn, r->id, RTE_COMCH_CONSUMER_CREATED);
 	return 0;
 bad:
@@ -738,6 +744,7 @@ shm_conn_consumer_msg(struct shm_conn *sc, const struct shm_msg *msg,
 	struct shm_view *v = sc->view;
 	struct shm_remote_cons *r;
 	uint32_t id = msg->consumer.consumer_id;
+	uint32_t slot = COMCH_CONSUMER_SLOT(id);
 	int ret, i;
 
 	if (msg->type == SHM_MSG_CONSUMER_ADD) {
@@ -745,11 +752,11 @@ shm_conn_consumer_msg(struct shm_conn *sc, const struct shm_msg *msg,
 		if (ret == 0)
 			return 0; /* the entry keeps the fds */
 	} else if (msg->type == SHM_MSG_CONSUMER_DEL && nfds == 0 &&
-		   id < COMCH_MAX_FP_OBJECTS && (r = v->remote[id]) != NULL) {
+		   (r = v->remote[slot]) != NULL && r->id == id) {
 		/* Unpublished, then freed if no producer of any process is
 		 * sending to it (the reaper reads the producer list under
 		 * fp_lock; lock order: fp_lock, then the view's). */
-		__atomic_store_n(&sc->remote_gen[id], 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&sc->remote_gen[slot], 0, __ATOMIC_RELEASE);
 		rte_spinlock_lock(&sc->conn->fp_lock);
 		pthread_mutex_lock(&v->lock);
 		shm_view_retire(v, r);
@@ -772,7 +779,8 @@ shm_conn_remote_consumers(struct rte_comch_conn *conn, uint32_t *ids,
 		uint32_t nb_ids)
 {
 	struct shm_conn *sc = conn->drv;
-	uint32_t i, n = 0;
+	uint32_t all[COMCH_MAX_FP_OBJECTS];
+	uint32_t i, j, id, n = 0;
 	int ret;
 
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
@@ -785,13 +793,18 @@ shm_conn_remote_consumers(struct rte_comch_conn *conn, uint32_t *ids,
 		if (ret < 0)
 			return ret;
 	}
+	/* Slot order is not id order: sort (ascending, as documented). */
 	for (i = 0; i < COMCH_MAX_FP_OBJECTS; i++) {
 		if (__atomic_load_n(&sc->remote_gen[i], __ATOMIC_ACQUIRE) == 0)
 			continue;
-		if (n < nb_ids)
-			ids[n] = i;
+		id = __atomic_load_n(&sc->remote_id[i], __ATOMIC_RELAXED);
+		for (j = n; j > 0 && all[j - 1] > id; j--)
+			all[j] = all[j - 1];
+		all[j] = id;
 		n++;
 	}
+	for (i = 0; i < n && i < nb_ids; i++)
+		ids[i] = all[i];
 	return (int)n;
 }
 

@@ -242,26 +242,27 @@ shm_view_sync(struct rte_comch_dev *cdev __rte_unused, struct shm_view *v)
 {
 	struct shm_conn *sc = v->conn->drv;
 	struct shm_remote_cons *cur, *r;
-	uint32_t id, gen;
+	uint32_t slot, gen;
 	int ret = 0;
 
 	pthread_mutex_lock(&v->lock);
-	for (id = 0; id < COMCH_MAX_FP_OBJECTS && ret == 0; id++) {
-		gen = __atomic_load_n(&sc->remote_gen[id], __ATOMIC_ACQUIRE);
-		cur = v->remote[id];
+	for (slot = 0; slot < COMCH_MAX_FP_OBJECTS && ret == 0; slot++) {
+		gen = __atomic_load_n(&sc->remote_gen[slot], __ATOMIC_ACQUIRE);
+		cur = v->remote[slot];
 		if ((cur == NULL && gen == 0) || (cur != NULL && cur->gen == gen))
 			continue;
 		if (cur != NULL)
 			shm_view_retire(v, cur);
 		if (gen == 0)
 			continue;
-		ret = shm_view_map(v, id, &r);
+		ret = shm_view_map(v, __atomic_load_n(&sc->remote_id[slot],
+				__ATOMIC_RELAXED), &r);
 		if (ret == -ENOENT) {
 			ret = 0;
 			continue;
 		}
 		if (ret == 0)
-			__atomic_store_n(&v->remote[id], r, __ATOMIC_RELEASE);
+			__atomic_store_n(&v->remote[slot], r, __ATOMIC_RELEASE);
 	}
 	shm_view_reap(v);
 	pthread_mutex_unlock(&v->lock);
@@ -328,14 +329,15 @@ shm_mp_remote_get(struct rte_comch_conn *conn, uint32_t id,
 	struct shm_conn *sc = conn->drv;
 	struct shm_view *v = sc->view;
 	struct shm_remote_cons *r;
+	uint32_t slot = COMCH_CONSUMER_SLOT(id);
 	int ret = -ENOENT;
 
-	if (id >= COMCH_MAX_FP_OBJECTS)
+	if (id == 0)
 		return -EINVAL;
 	pthread_mutex_lock(&v->lock);
-	r = v->remote[id];
-	if (r != NULL && r->ring_fd >= 0 &&
-	    r->gen == __atomic_load_n(&sc->remote_gen[id], __ATOMIC_ACQUIRE)) {
+	r = v->remote[slot];
+	if (r != NULL && r->id == id && r->ring_fd >= 0 &&
+	    r->gen == __atomic_load_n(&sc->remote_gen[slot], __ATOMIC_ACQUIRE)) {
 		/* Duplicates: the entry may be retired (and its fds closed)
 		 * before the reply is sent. */
 		rep_fds[0] = dup(r->ring_fd);
@@ -411,17 +413,18 @@ shm_consumer_reclaim(struct rte_comch_dev *cdev __rte_unused,
 	shm_withdraw_now(cons);
 }
 
-/* The entry of the primary's view for the peer's consumer @p id whose
- * generation ends in @p gen18: alive, or retired. Under v->lock. */
+/* The entry of the primary's view for the peer's consumer in @p slot
+ * whose generation ends in @p gen18: alive, or retired. Under v->lock. */
 static struct shm_remote_cons *
-shm_view_find(struct shm_view *v, uint32_t id, uint32_t gen18)
+shm_view_find(struct shm_view *v, uint32_t slot, uint32_t gen18)
 {
-	struct shm_remote_cons *r = v->remote[id];
+	struct shm_remote_cons *r = v->remote[slot];
 
 	if (r != NULL && (r->gen & SHM_CLAIM_GEN_MASK) == gen18)
 		return r;
 	TAILQ_FOREACH(r, &v->retired, next)
-		if (r->id == id && (r->gen & SHM_CLAIM_GEN_MASK) == gen18)
+		if (COMCH_CONSUMER_SLOT(r->id) == slot &&
+		    (r->gen & SHM_CLAIM_GEN_MASK) == gen18)
 			return r;
 	return NULL;
 }
@@ -435,7 +438,7 @@ shm_producer_reclaim(struct rte_comch_dev *cdev __rte_unused,
 	struct shm_view *v = sc->view;
 	struct rte_comch_producer *q;
 	struct shm_remote_cons *r;
-	uint32_t lo, k, id, gen18, claim, n, i, j, nb_live = 0;
+	uint32_t lo, k, slot, gen18, claim, n, i, j, nb_live = 0;
 	uint32_t live_lo[COMCH_MAX_FP_OBJECTS], live_k[COMCH_MAX_FP_OBJECTS];
 	uint64_t rec, rec2;
 	int ret = 0;
@@ -443,17 +446,17 @@ shm_producer_reclaim(struct rte_comch_dev *cdev __rte_unused,
 	rec = __atomic_load_n(&p->claim_rec, __ATOMIC_ACQUIRE);
 	if (!(rec & SHM_CLAIM_BUSY) || shm_conn_down(sc))
 		return 0; /* nothing in progress, or the peer cancels all */
-	id = SHM_CLAIM_ID(rec);
+	slot = SHM_CLAIM_SLOT(rec);
 	k = SHM_CLAIM_K(rec);
 	gen18 = SHM_CLAIM_GEN(rec);
 	lo = SHM_CLAIM_LO(rec);
 
 	pthread_mutex_lock(&v->lock);
-	r = shm_view_find(v, id, gen18);
+	r = shm_view_find(v, slot, gen18);
 	if (r == NULL) {
 		pthread_mutex_unlock(&v->lock);
-		SHM_LOG(WARNING, "%s: connection %u: producer %u died sending to consumer %u, which is no longer mapped",
-			shm_dev_name(prod->conn), prod->conn->id, prod->id, id);
+		SHM_LOG(WARNING, "%s: connection %u: producer %u died sending to a consumer that is no longer mapped",
+			shm_dev_name(prod->conn), prod->conn->id, prod->id);
 		return 0;
 	}
 	/* Only slots claimed by someone can be the dead producer's. The
@@ -468,7 +471,7 @@ shm_producer_reclaim(struct rte_comch_dev *cdev __rte_unused,
 			continue;
 		rec2 = __atomic_load_n(&((struct shm_producer *)q->fp.drv)->claim_rec,
 				__ATOMIC_ACQUIRE);
-		if ((rec2 & SHM_CLAIM_BUSY) && SHM_CLAIM_ID(rec2) == id &&
+		if ((rec2 & SHM_CLAIM_BUSY) && SHM_CLAIM_SLOT(rec2) == slot &&
 		    SHM_CLAIM_GEN(rec2) == gen18) {
 			live_lo[nb_live] = SHM_CLAIM_LO(rec2);
 			live_k[nb_live++] = SHM_CLAIM_K(rec2);
@@ -490,7 +493,7 @@ shm_producer_reclaim(struct rte_comch_dev *cdev __rte_unused,
 		}
 		__atomic_store_n(&slot->abort_seq, idx + 1, __ATOMIC_RELEASE);
 		SHM_LOG(INFO, "%s: connection %u: gave up slot %u of the peer's consumer %u, claimed by dead producer %u",
-			shm_dev_name(prod->conn), prod->conn->id, idx, id,
+			shm_dev_name(prod->conn), prod->conn->id, idx, r->id,
 			prod->id);
 	}
 	pthread_mutex_unlock(&v->lock);

@@ -165,7 +165,8 @@ struct shm_producer;
 
 /** One process's map of the peer's consumers on a connection. */
 struct shm_view {
-	/* Read by producers (acquire), written under lock (release). */
+	/* By slot (COMCH_CONSUMER_SLOT). Read by producers (acquire),
+	 * written under lock (release). */
 	struct shm_remote_cons *remote[COMCH_MAX_FP_OBJECTS];
 	pthread_mutex_t lock;        /**< remote[] changes, retired, prods. */
 	struct shm_remote_cons_list retired;
@@ -203,9 +204,11 @@ struct shm_conn {
 	struct shm_server *server; /**< NULL on the host side. */
 	struct shm_view *view;     /**< The primary's view. */
 	uint32_t next_gen;         /**< Generation counter. */
-	/* Shared: generation of the peer's live consumer per id, 0 if none
-	 * (written by the polling lcore, release). */
+	/* Shared, per slot (COMCH_CONSUMER_SLOT): generation of the peer's
+	 * live consumer, 0 if none (written by the polling lcore, release,
+	 * after its id). */
 	uint32_t remote_gen[COMCH_MAX_FP_OBJECTS];
+	uint32_t remote_id[COMCH_MAX_FP_OBJECTS];
 };
 
 /* Lost (peer gone, primary gone) or broken (the peer broke the rules):
@@ -235,15 +238,15 @@ struct shm_fp_counters {
  * A producer's claim record: which consumer slots it is taking or filling
  * (shm_fp_send() writes it before each claim and clears it on return).
  * One 64-bit word, so the primary reads a consistent one at any time:
- * busy, consumer id, claim size - 1, low 18 bits of the consumer's
+ * busy, consumer slot (COMCH_CONSUMER_SLOT), claim size - 1, low 18 bits of the consumer's
  * generation, first index.
  */
 #define SHM_CLAIM_BUSY RTE_BIT64(63)
 #define SHM_CLAIM_GEN_MASK ((UINT32_C(1) << 18) - 1)
-#define SHM_CLAIM_REC(id, k, gen, lo) (SHM_CLAIM_BUSY | \
-	((uint64_t)(id) << 55) | ((uint64_t)((k) - 1) << 50) | \
+#define SHM_CLAIM_REC(slot, k, gen, lo) (SHM_CLAIM_BUSY | \
+	((uint64_t)(slot) << 55) | ((uint64_t)((k) - 1) << 50) | \
 	((uint64_t)((gen) & SHM_CLAIM_GEN_MASK) << 32) | (uint64_t)(lo))
-#define SHM_CLAIM_ID(rec) ((uint32_t)((rec) >> 55) & 0xff)
+#define SHM_CLAIM_SLOT(rec) ((uint32_t)((rec) >> 55) & 0xff)
 #define SHM_CLAIM_K(rec) (((uint32_t)((rec) >> 50) & 0x1f) + 1)
 #define SHM_CLAIM_GEN(rec) ((uint32_t)((rec) >> 32) & SHM_CLAIM_GEN_MASK)
 #define SHM_CLAIM_LO(rec) ((uint32_t)(rec))
