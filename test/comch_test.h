@@ -93,7 +93,7 @@ test_eal_init(const char *prog, const char *prefix, const char *lcores,
 		const char * const *extra)
 {
 	char *argv[32];
-	char prefix_arg[128];
+	char prefix_arg[128], why[256];
 	int argc = 0, ret;
 
 	snprintf(prefix_arg, sizeof(prefix_arg), "--file-prefix=%s-%d",
@@ -112,8 +112,15 @@ test_eal_init(const char *prog, const char *prefix, const char *lcores,
 		argv[argc++] = (char *)(uintptr_t)*extra++;
 	argv[argc] = NULL;
 	ret = rte_eal_init(argc, argv);
-	if (ret < 0)
+	if (ret < 0) {
 		printf("cannot initialise EAL: %s\n", rte_strerror(rte_errno));
+		return ret;
+	}
+	/* A comch --vdev in @p extra that did not probe is fatal. */
+	if (rte_comch_devargs_check(why, sizeof(why)) < 0) {
+		printf("%s\n", why);
+		return -1;
+	}
 	return ret;
 }
 

@@ -55,6 +55,29 @@ test_devices(void)
 	CHECK_EQ(rte_comch_next_dev(-5), rte_comch_next_dev(0));
 	CHECK(strcmp(rte_comch_state_name((enum rte_comch_state)-1), "?") == 0,
 		"state name");
+	/* devargs: the two devices of test_link_pair() (rte_vdev_init());
+	 * one that failed to probe leaves nothing behind */
+	CHECK_EQ(rte_comch_devargs_check(NULL, 0), 2);
+	CHECK(rte_vdev_init("comch_shm_api_bad", "role=bogus") < 0, "bad vdev");
+	CHECK_EQ(rte_comch_devargs_check(NULL, 0), 2);
+	{
+		char hint[256];
+		char *none[] = { (char *)(uintptr_t)"prog",
+			(char *)(uintptr_t)"--vdev=net_null0", NULL };
+		char *split[] = { (char *)(uintptr_t)"prog",
+			(char *)(uintptr_t)"--vdev",
+			(char *)(uintptr_t)"comch_shm7,role=dpu", NULL };
+
+		CHECK_EQ(rte_comch_devargs_hint(2, none, NULL, 0), -EINVAL);
+		CHECK_EQ(rte_comch_devargs_hint(2, none, hint, sizeof(hint)), 0);
+		CHECK_EQ(hint[0], '\0');
+		CHECK_EQ(rte_comch_devargs_hint(3, split, hint, sizeof(hint)), 1);
+		CHECK(strstr(hint, "role=dpu") == NULL &&
+		      strstr(hint, "comch_shm7") != NULL &&
+		      strstr(hint, "--no-as-needed") != NULL &&
+		      strstr(hint, "-d ") != NULL, "hint: %s", hint);
+		CHECK_EQ(rte_comch_devargs_hint(2, split, hint, sizeof(hint)), 0);
+	}
 	EXPECT_NULL_ERRNO(rte_comch_mem_create(dpu, 0, SOCKET_ID_ANY), EINVAL);
 	EXPECT_NULL_ERRNO(rte_comch_mem_create(dpu, (size_t)1 << 62,
 			SOCKET_ID_ANY), ERANGE);

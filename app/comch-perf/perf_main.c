@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <rte_bus_vdev.h>
@@ -24,6 +25,8 @@
 #include "perf.h"
 
 volatile bool perf_quit;
+/* Where default devices put their link sockets. */
+#define PERF_DEFAULT_PATH "/tmp/comch"
 
 static void
 on_signal(int sig __rte_unused)
@@ -31,11 +34,14 @@ on_signal(int sig __rte_unused)
 	perf_quit = true;
 }
 
-/* The first device of @p role, else a new comch_shm device with @p args
- * (a secondary process uses the primary's devices only). */
+/* The first device of @p role; a new comch_shm device @p name with
+ * @p args only when no comch --vdev was given at all (said in one line);
+ * a secondary process uses the primary's devices only. */
 static int16_t
-perf_dev(enum rte_comch_role role, const char *name, const char *args)
+perf_dev(enum rte_comch_role role, int nb_given, const char *name,
+		const char *args)
 {
+	const char *role_name = role == RTE_COMCH_ROLE_DPU ? "dpu" : "host";
 	struct rte_comch_dev_info info;
 	int16_t id;
 	int ret;
@@ -45,8 +51,13 @@ perf_dev(enum rte_comch_role role, const char *name, const char *args)
 			return id;
 	}
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
-		fprintf(stderr, "the primary process has no %s device\n",
-			role == RTE_COMCH_ROLE_DPU ? "DPU" : "host");
+		fprintf(stderr, "the primary process has no role=%s device\n",
+			role_name);
+		return -1;
+	}
+	if (nb_given > 0) {
+		fprintf(stderr, "none of the comch --vdev given has role=%s\n",
+			role_name);
 		return -1;
 	}
 	ret = rte_vdev_init(name, args);
@@ -55,6 +66,8 @@ perf_dev(enum rte_comch_role role, const char *name, const char *args)
 			rte_strerror(-ret));
 		return -1;
 	}
+	/* stderr: stdout is for results (--json) */
+	fprintf(stderr, "no comch --vdev given: created %s,%s\n", name, args);
 	return (int16_t)rte_comch_get_dev_id_by_name(name);
 }
 
@@ -80,13 +93,17 @@ main(int argc, char **argv)
 {
 	struct perf_opts o;
 	int16_t dpu = -1, host = -1;
-	char dir[64] = "", args[128];
-	int ret, rc = EXIT_FAILURE;
+	char dir[64] = "", args[128], why[256], hint[256];
+	int ret, nb_given, rc = EXIT_FAILURE;
 
+	/* Before: EAL rewrites argv when it fails. */
+	rte_comch_devargs_hint(argc, argv, hint, sizeof(hint));
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
 		fprintf(stderr, "cannot initialise EAL: %s\n",
 			rte_strerror(rte_errno));
+		if (hint[0] != '\0')
+			fprintf(stderr, "%s\n", hint);
 		return EXIT_FAILURE;
 	}
 	argc -= ret;
@@ -101,6 +118,13 @@ main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	/* A comch --vdev that did not probe is fatal: the driver's reason
+	 * is the last line printed. */
+	nb_given = rte_comch_devargs_check(why, sizeof(why));
+	if (nb_given < 0) {
+		fprintf(stderr, "%s\n", why);
+		goto out;
+	}
 
 	if (o.role == PERF_ROLE_PAIR) {
 		struct host_job job = { .o = &o };
@@ -116,9 +140,11 @@ main(int argc, char **argv)
 			goto out;
 		}
 		snprintf(args, sizeof(args), "role=dpu,path=%s", dir);
-		dpu = perf_dev(RTE_COMCH_ROLE_DPU, "comch_shm_perf_dpu", args);
+		dpu = perf_dev(RTE_COMCH_ROLE_DPU, nb_given,
+				"comch_shm_perf_dpu", args);
 		snprintf(args, sizeof(args), "role=host,path=%s", dir);
-		host = perf_dev(RTE_COMCH_ROLE_HOST, "comch_shm_perf_host", args);
+		host = perf_dev(RTE_COMCH_ROLE_HOST, nb_given,
+				"comch_shm_perf_host", args);
 		if (dpu < 0 || host < 0)
 			goto out;
 		job.dev_id = host;
@@ -128,13 +154,13 @@ main(int argc, char **argv)
 		rte_eal_wait_lcore(worker);
 		rc = ret == 0 && job.ret == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 	} else if (o.role == PERF_ROLE_DPU) {
-		dpu = perf_dev(RTE_COMCH_ROLE_DPU, "comch_shm_perf_dpu",
-				"role=dpu");
+		dpu = perf_dev(RTE_COMCH_ROLE_DPU, nb_given,
+				"comch_shm_perf_dpu", "role=dpu,path=" PERF_DEFAULT_PATH);
 		if (dpu >= 0 && perf_dpu_run(&o, dpu, o.duration, NULL) == 0)
 			rc = EXIT_SUCCESS;
 	} else {
-		host = perf_dev(RTE_COMCH_ROLE_HOST, "comch_shm_perf_host",
-				"role=host");
+		host = perf_dev(RTE_COMCH_ROLE_HOST, nb_given,
+				"comch_shm_perf_host", "role=host,path=" PERF_DEFAULT_PATH);
 		if (host >= 0 &&
 		    (o.hold ? perf_hold_run(&o, host) : perf_host_run(&o, host)) == 0)
 			rc = EXIT_SUCCESS;

@@ -175,7 +175,7 @@ main(int argc, char **argv)
 	signal(SIGTERM, sample_signal_handler);
 
 	dev_id = sample_find_dev(dev_name, RTE_COMCH_ROLE_HOST, "comch_shm_host",
-			"role=host");
+			SAMPLE_DEFAULT_PATH);
 	if (dev_id < 0)
 		goto out_eal;
 	cli = rte_comch_client_create(dev_id, &conf);
@@ -186,7 +186,7 @@ main(int argc, char **argv)
 	}
 
 	/* Connect, retrying while the server is not there yet. */
-	ret = sample_client_connect(cli, timeout);
+	ret = sample_client_connect(cli, conf.server_name, timeout);
 	if (ret < 0) {
 		fprintf(stderr, "client: cannot connect to \"%s\": %s\n",
 			conf.server_name, rte_strerror(-ret));

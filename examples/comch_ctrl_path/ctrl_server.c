@@ -179,7 +179,7 @@ main(int argc, char **argv)
 	signal(SIGTERM, sample_signal_handler);
 
 	dev_id = sample_find_dev(dev_name, RTE_COMCH_ROLE_DPU, "comch_shm_dpu",
-			"role=dpu");
+			SAMPLE_DEFAULT_PATH);
 	if (dev_id < 0) {
 		rte_eal_cleanup();
 		return EXIT_FAILURE;

@@ -45,7 +45,7 @@ main(int argc, char **argv)
 	signal(SIGTERM, sample_signal_handler);
 
 	dev_id = sample_find_dev(args.dev, RTE_COMCH_ROLE_HOST, "comch_shm_host",
-			"role=host");
+			SAMPLE_DEFAULT_PATH);
 	if (dev_id < 0)
 		goto out;
 	cli = rte_comch_client_create(dev_id, &conf);
@@ -54,7 +54,7 @@ main(int argc, char **argv)
 			rte_strerror(rte_errno));
 		goto out;
 	}
-	ret = sample_client_connect(cli, args.timeout);
+	ret = sample_client_connect(cli, args.name, args.timeout);
 	if (ret < 0) {
 		fprintf(stderr, "client: cannot connect to \"%s\": %s\n",
 			args.name, rte_strerror(-ret));

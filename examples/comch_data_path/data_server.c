@@ -66,7 +66,7 @@ main(int argc, char **argv)
 	signal(SIGTERM, sample_signal_handler);
 
 	dev_id = sample_find_dev(args.dev, RTE_COMCH_ROLE_DPU, "comch_shm_dpu",
-			"role=dpu");
+			SAMPLE_DEFAULT_PATH);
 	if (dev_id < 0)
 		goto out;
 	srv = rte_comch_server_create(dev_id, &conf);

@@ -29,11 +29,17 @@ static volatile bool force_quit;
 static inline int
 sample_eal_init(int *argc, char ***argv)
 {
-	int ret = rte_eal_init(*argc, *argv);
+	char hint[256];
+	int ret;
 
+	/* Before: EAL rewrites argv when it fails. */
+	rte_comch_devargs_hint(*argc, *argv, hint, sizeof(hint));
+	ret = rte_eal_init(*argc, *argv);
 	if (ret < 0) {
 		fprintf(stderr, "cannot initialise EAL: %s\n",
 			rte_strerror(rte_errno));
+		if (hint[0] != '\0')
+			fprintf(stderr, "%s\n", hint);
 		return -1;
 	}
 	*argc -= ret;
@@ -68,35 +74,57 @@ sample_signal_handler(int sig)
 
 /*
  * The comch device to use: the one named by --dev, else the first device of
- * the wanted role given with --vdev, else a comch_shm device this sample
- * creates with default devargs (so "-l 0 --no-huge" is enough to try it).
+ * the wanted role given with --vdev. Only when no comch --vdev was given at
+ * all, a comch_shm device this sample creates with link sockets in
+ * @p default_path (so "-l 0 --no-huge" is enough to try it), said in one
+ * line. A comch --vdev that did not become a device is fatal: the driver's
+ * reason is the last line printed. Returns the device id or -1.
  */
 static inline int16_t
 sample_find_dev(const char *name, enum rte_comch_role role,
-		const char *default_vdev, const char *default_args)
+		const char *default_vdev, const char *default_path)
 {
+	const char *role_name = role == RTE_COMCH_ROLE_DPU ? "dpu" : "host";
 	struct rte_comch_dev_info info;
+	char why[256], args[128];
 	int16_t id;
-	int ret;
+	int ret, nb_given;
 
+	nb_given = rte_comch_devargs_check(why, sizeof(why));
+	if (nb_given < 0) {
+		fprintf(stderr, "%s\n", why);
+		return -1;
+	}
 	if (name != NULL) {
 		ret = rte_comch_get_dev_id_by_name(name);
 		if (ret < 0)
-			printf("no comch device named %s\n", name);
+			fprintf(stderr, "no comch device named %s\n", name);
 		return (int16_t)ret;
 	}
 	RTE_COMCH_FOREACH_DEV(id) {
 		if (rte_comch_info_get(id, &info) == 0 && info.role == role)
 			return id;
 	}
-	ret = rte_vdev_init(default_vdev, default_args);
+	if (nb_given > 0) {
+		fprintf(stderr, "none of the comch --vdev given has role=%s\n",
+			role_name);
+		return -1;
+	}
+	snprintf(args, sizeof(args), "role=%s,path=%s", role_name,
+		default_path);
+	ret = rte_vdev_init(default_vdev, args);
 	if (ret < 0) {
-		printf("cannot create %s,%s: %s\n", default_vdev, default_args,
+		fprintf(stderr, "cannot create %s,%s: %s\n", default_vdev, args,
 			rte_strerror(-ret));
 		return -1;
 	}
+	printf("no comch --vdev given: created %s,%s (link sockets in %s)\n",
+		default_vdev, args, default_path);
 	return (int16_t)rte_comch_get_dev_id_by_name(default_vdev);
 }
+
+/* Where the samples' default devices put their link sockets. */
+#define SAMPLE_DEFAULT_PATH "/tmp/comch"
 
 static inline uint64_t
 sample_deadline(double seconds)
@@ -108,13 +136,16 @@ sample_deadline(double seconds)
 /*
  * Start a client and poll until it is connected, retrying every 10 ms while
  * the server does not exist yet (-ENOENT) or no DPU serves this function
- * yet (-ECONNREFUSED), for at most @p timeout seconds. Returns 0 or the
- * last error.
+ * yet (-ECONNREFUSED), for at most @p timeout seconds, saying at most once
+ * a second what it waits for. Returns 0 or the last error.
  */
 static inline int
-sample_client_connect(struct rte_comch_client *cli, double timeout)
+sample_client_connect(struct rte_comch_client *cli, const char *server_name,
+		double timeout)
 {
+	uint64_t start = rte_get_timer_cycles();
 	uint64_t deadline = sample_deadline(timeout);
+	uint64_t next_say = start + rte_get_timer_hz();
 	enum rte_comch_state st;
 	int ret, err;
 
@@ -133,6 +164,15 @@ sample_client_connect(struct rte_comch_client *cli, double timeout)
 		if (rte_get_timer_cycles() > deadline ||
 		    (err != -ENOENT && err != -ECONNREFUSED))
 			return err;
+		if (rte_get_timer_cycles() >= next_say) {
+			printf("client: waiting for %s \"%s\" (%.0f s of %.0f s)\n",
+				err == -ENOENT ? "the DPU to create server" :
+				"a DPU process to serve this function, for server",
+				server_name,
+				(double)(rte_get_timer_cycles() - start) /
+				(double)rte_get_timer_hz(), timeout);
+			next_say += rte_get_timer_hz();
+		}
 		rte_delay_ms(10);
 	}
 }

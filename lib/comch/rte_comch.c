@@ -12,8 +12,11 @@
  */
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
+#include <rte_devargs.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
@@ -27,6 +30,16 @@ RTE_LOG_REGISTER(rte_comch_logtype, lib.comch, INFO);
 #define COMCH_MZ_DEV_DATA "rte_comch_dev_data"
 
 struct rte_comch_dev rte_comch_devices[RTE_COMCH_MAX_DEVS];
+
+/* Why the last probes failed, per device name (rte_comch_devargs_check()).
+ * Probes run one at a time (EAL init, or rte_vdev_init() under the vdev
+ * bus's lock). */
+#define COMCH_PROBE_ERRORS 8
+static struct {
+	char name[RTE_DEV_NAME_MAX_LEN];
+	char why[256];
+} comch_probe_errors[COMCH_PROBE_ERRORS];
+static unsigned int comch_probe_error_next;
 static struct rte_comch_dev_data *comch_dev_data;
 bool comch_in_secondary;
 
@@ -202,6 +215,95 @@ rte_comch_pmd_release(struct rte_comch_dev *dev)
 			comch_mp_primary_fini();
 	}
 	return ret;
+}
+
+void
+rte_comch_pmd_probe_failed(const char *dev_name, const char *fmt, ...)
+{
+	unsigned int i;
+	va_list ap;
+
+	if (dev_name == NULL)
+		return;
+	for (i = 0; i < COMCH_PROBE_ERRORS; i++)
+		if (strcmp(comch_probe_errors[i].name, dev_name) == 0)
+			break;
+	if (i == COMCH_PROBE_ERRORS)
+		i = comch_probe_error_next++ % COMCH_PROBE_ERRORS;
+	rte_strscpy(comch_probe_errors[i].name, dev_name,
+			sizeof(comch_probe_errors[i].name));
+	va_start(ap, fmt);
+	vsnprintf(comch_probe_errors[i].why, sizeof(comch_probe_errors[i].why),
+			fmt, ap);
+	va_end(ap);
+}
+
+/* A device name that belongs to a comch driver: every comch vdev driver
+ * is named comch_<transport>, and the vdev bus matches devices to
+ * drivers by that prefix. */
+static bool
+comch_devargs_name(const char *name)
+{
+	return strncmp(name, "comch_", 6) == 0;
+}
+
+int
+rte_comch_devargs_check(char *why, size_t size)
+{
+	struct rte_devargs *da;
+	unsigned int i;
+	int n = 0;
+
+	RTE_EAL_DEVARGS_FOREACH("vdev", da) {
+		if (!comch_devargs_name(da->name))
+			continue;
+		n++;
+		if (rte_comch_pmd_get_dev_by_name(da->name) != NULL)
+			continue;
+		if (why != NULL && size > 0) {
+			for (i = 0; i < COMCH_PROBE_ERRORS; i++)
+				if (strcmp(comch_probe_errors[i].name,
+					   da->name) == 0)
+					break;
+			if (i < COMCH_PROBE_ERRORS)
+				snprintf(why, size, "%s",
+					comch_probe_errors[i].why);
+			else
+				snprintf(why, size, "%s: the device was not created (see the driver's log above)",
+					da->name);
+		}
+		return -ENODEV;
+	}
+	return n;
+}
+
+int
+rte_comch_devargs_hint(int argc, char * const *argv, char *buf, size_t size)
+{
+	const char *v;
+	int i;
+
+	if (buf == NULL || size == 0)
+		return -EINVAL;
+	buf[0] = '\0';
+	for (i = 1; argv != NULL && i < argc; i++) {
+		v = argv[i];
+		if (v == NULL)
+			continue;
+		if (strncmp(v, "--vdev=", 7) == 0)
+			v += 7;
+		else if (strcmp(v, "--vdev") == 0 && i + 1 < argc &&
+			 argv[i + 1] != NULL)
+			v = argv[++i];
+		else
+			continue;
+		if (!comch_devargs_name(v))
+			continue;
+		snprintf(buf, size, "hint: if EAL could not parse %.*s, no comch driver is loaded: link librte_comch_shm with -Wl,--no-as-needed (pkg-config --libs libcomch does) or load it with -d <dir>/librte_comch_shm.so",
+			(int)strcspn(v, ","), v);
+		return 1;
+	}
+	return 0;
 }
 
 uint16_t

@@ -252,6 +252,55 @@ int16_t rte_comch_next_dev(int16_t start_dev_id);
 	for (p = rte_comch_next_dev(0); p != -1; p = rte_comch_next_dev(p + 1))
 
 /**
+ * What to tell a user whose comch --vdev EAL could not parse.
+ *
+ * When no comch driver is in the process (an application linked without
+ * --no-as-needed, or a driver not in EAL's PMD directory), rte_eal_init()
+ * fails with "failed to parse device comch_...", which does not say why.
+ * Call this before rte_eal_init() (which rewrites argv when it fails) and
+ * print @p buf if rte_eal_init() fails.
+ *
+ * @param argc, argv
+ *   The arguments about to be given to rte_eal_init().
+ * @param[out] buf
+ *   Receives the hint (a line, no newline), or "" when no comch --vdev
+ *   is given.
+ * @param size
+ *   Size of @p buf (256 bytes is enough).
+ * @return
+ *   1 if a hint was written, 0 if none applies, -EINVAL if @p buf is NULL
+ *   or @p size is 0.
+ */
+__rte_experimental
+int rte_comch_devargs_hint(int argc, char * const *argv, char *buf,
+		size_t size);
+
+/**
+ * Check the comch devices asked for on the EAL command line.
+ *
+ * EAL goes on when a --vdev fails to probe (the driver logs why, EAL
+ * says "Bus (vdev) probe failed" and rte_eal_init() succeeds). A program
+ * that then carried on with some default device would serve or reach the
+ * wrong place. Call this after rte_eal_init(): every --vdev whose name
+ * starts with "comch_" (all comch vdev drivers are named so) must have
+ * become a comch device.
+ *
+ * @param[out] why
+ *   On failure, receives the driver's reason for the first device that
+ *   was not created (e.g. "comch_shm0: role=bogus: accepted values are
+ *   dpu, host"), NUL-terminated; may be NULL.
+ * @param size
+ *   Size of @p why.
+ * @return
+ *   The number of comch vdevs asked for (>= 0): --vdev arguments, and
+ *   rte_vdev_init() calls that succeeded; 0 when none was, so the program
+ *   may create a default device. -ENODEV if one of them did not become a
+ *   device (print @p why and exit).
+ */
+__rte_experimental
+int rte_comch_devargs_check(char *why, size_t size);
+
+/**
  * Find a device by name.
  *
  * @param name

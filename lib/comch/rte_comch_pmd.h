@@ -453,6 +453,21 @@ int rte_comch_pmd_release(struct rte_comch_dev *dev);
 __rte_internal
 void rte_comch_pmd_probing_finish(struct rte_comch_dev *dev);
 
+/**
+ * Record why a probe of @p dev_name failed, in words for the user (the
+ * driver logs it too). rte_comch_devargs_check() hands it to the
+ * application, so a program can make it the last thing it prints.
+ *
+ * @param dev_name
+ *   The device name (e.g. "comch_shm0").
+ * @param fmt
+ *   printf-style reason, e.g. "comch_shm0: role=bogus: accepted values
+ *   are dpu, host".
+ */
+__rte_internal
+void rte_comch_pmd_probe_failed(const char *dev_name, const char *fmt, ...)
+	__rte_format_printf(2, 3);
+
 /** Find a device by name (NULL if absent). */
 __rte_internal
 struct rte_comch_dev *rte_comch_pmd_get_dev_by_name(const char *name);

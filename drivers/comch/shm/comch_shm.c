@@ -92,27 +92,27 @@ shm_add_function(const char *devname, struct shm_devargs *da, const char *key,
 	uint16_t i;
 
 	if (len == 0 || len >= sizeof(buf)) {
-		SHM_LOG(ERR, "%s: %s=%.*s: invalid function name; expected pf<N>, pf<N>vf<M> or pf<N>sf<M>",
-			devname, key, (int)len, name);
+		SHM_PROBE_ERR(devname, "%s=%.*s: invalid function name; expected pf<N>, pf<N>vf<M> or pf<N>sf<M>",
+			key, (int)len, name);
 		return -EINVAL;
 	}
 	memcpy(buf, name, len);
 	buf[len] = '\0';
 	if (!shm_function_name_valid(buf)) {
-		SHM_LOG(ERR, "%s: %s=%s: invalid function name; expected pf<N>, pf<N>vf<M> or pf<N>sf<M> (e.g. pf0, pf0vf1)",
-			devname, key, buf);
+		SHM_PROBE_ERR(devname, "%s=%s: invalid function name; expected pf<N>, pf<N>vf<M> or pf<N>sf<M> (e.g. pf0, pf0vf1)",
+			key, buf);
 		return -EINVAL;
 	}
 	for (i = 0; i < da->nb_functions; i++) {
 		if (strcmp(da->functions[i], buf) == 0) {
-			SHM_LOG(ERR, "%s: %s: function %s listed twice",
-				devname, key, buf);
+			SHM_PROBE_ERR(devname, "%s: function %s listed twice",
+				key, buf);
 			return -EINVAL;
 		}
 	}
 	if (da->nb_functions >= SHM_MAX_FUNCTIONS) {
-		SHM_LOG(ERR, "%s: %s: more than %d functions",
-			devname, key, SHM_MAX_FUNCTIONS);
+		SHM_PROBE_ERR(devname, "%s: more than %d functions",
+			key, SHM_MAX_FUNCTIONS);
 		return -EINVAL;
 	}
 	rte_strscpy(da->functions[da->nb_functions++], buf, SHM_FUNC_NAME_MAX);
@@ -136,7 +136,7 @@ shm_parse_functions(const char *devname, struct shm_devargs *da,
 		end = value + len;
 	}
 	if (s == end) {
-		SHM_LOG(ERR, "%s: %s=%s: empty list", devname,
+		SHM_PROBE_ERR(devname, "%s=%s: empty list",
 			SHM_ARG_FUNCTIONS, value);
 		return -EINVAL;
 	}
@@ -167,8 +167,8 @@ shm_parse_devargs(const char *devname, const char *args, struct shm_devargs *da)
 
 	kv = rte_kvargs_parse(args != NULL ? args : "", NULL);
 	if (kv == NULL) {
-		SHM_LOG(ERR, "%s: cannot parse devargs \"%s\"; expected key=value pairs separated by ','",
-			devname, args);
+		SHM_PROBE_ERR(devname, "cannot parse devargs \"%s\"; expected key=value pairs separated by ','",
+			args);
 		return -EINVAL;
 	}
 	for (i = 0; i < kv->count && ret == 0; i++) {
@@ -179,22 +179,22 @@ shm_parse_devargs(const char *devname, const char *args, struct shm_devargs *da)
 			if (strcmp(key, shm_valid_args[j]) == 0)
 				break;
 		if (shm_valid_args[j] == NULL) {
-			SHM_LOG(ERR, "%s: unknown devarg \"%s\"; accepted: role, path, functions, function",
-				devname, key);
+			SHM_PROBE_ERR(devname, "unknown devarg \"%s\"; accepted: role, path, functions, function",
+				key);
 			ret = -EINVAL;
 			break;
 		}
 		for (j = 0; j < i; j++) {
 			if (strcmp(kv->pairs[j].key, key) == 0) {
-				SHM_LOG(ERR, "%s: devarg %s given twice",
-					devname, key);
+				SHM_PROBE_ERR(devname, "devarg %s given twice",
+					key);
 				ret = -EINVAL;
 			}
 		}
 		if (ret < 0)
 			break;
 		if (value == NULL) {
-			SHM_LOG(ERR, "%s: devarg %s needs a value", devname, key);
+			SHM_PROBE_ERR(devname, "devarg %s needs a value", key);
 			ret = -EINVAL;
 		} else if (strcmp(key, SHM_ARG_ROLE) == 0) {
 			if (strcmp(value, "dpu") == 0) {
@@ -202,15 +202,15 @@ shm_parse_devargs(const char *devname, const char *args, struct shm_devargs *da)
 			} else if (strcmp(value, "host") == 0) {
 				da->role = RTE_COMCH_ROLE_HOST;
 			} else {
-				SHM_LOG(ERR, "%s: role=%s: accepted values are dpu, host",
-					devname, value);
+				SHM_PROBE_ERR(devname, "role=%s: accepted values are dpu, host",
+					value);
 				ret = -EINVAL;
 			}
 		} else if (strcmp(key, SHM_ARG_PATH) == 0) {
 			if (value[0] != '/' ||
 			    rte_strscpy(da->path, value, sizeof(da->path)) < 0) {
-				SHM_LOG(ERR, "%s: path=%s: must be an absolute directory path",
-					devname, value);
+				SHM_PROBE_ERR(devname, "path=%s: must be an absolute directory path",
+					value);
 				ret = -EINVAL;
 			}
 		} else if (strcmp(key, SHM_ARG_FUNCTIONS) == 0) {
@@ -227,18 +227,17 @@ shm_parse_devargs(const char *devname, const char *args, struct shm_devargs *da)
 		return ret;
 
 	if (da->role < 0) {
-		SHM_LOG(ERR, "%s: devarg role is required; accepted values are dpu, host",
-			devname);
+		SHM_PROBE_ERR(devname, "devarg role is required; accepted values are dpu, host");
 		return -EINVAL;
 	}
 	if (da->role == RTE_COMCH_ROLE_HOST && da->have_functions) {
-		SHM_LOG(ERR, "%s: functions= is for role=dpu; a host device attaches as one function= (default %s)",
-			devname, SHM_DEFAULT_FUNCTION);
+		SHM_PROBE_ERR(devname, "functions= is for role=dpu; a host device attaches as one function= (default %s)",
+			SHM_DEFAULT_FUNCTION);
 		return -EINVAL;
 	}
 	if (da->role == RTE_COMCH_ROLE_DPU && da->have_function) {
-		SHM_LOG(ERR, "%s: function= is for role=host; a DPU device serves functions=[...] (default %s)",
-			devname, SHM_DEFAULT_FUNCTION);
+		SHM_PROBE_ERR(devname, "function= is for role=host; a DPU device serves functions=[...] (default %s)",
+			SHM_DEFAULT_FUNCTION);
 		return -EINVAL;
 	}
 	if (da->nb_functions == 0) {
@@ -250,8 +249,8 @@ shm_parse_devargs(const char *devname, const char *args, struct shm_devargs *da)
 		longest = RTE_MAX(longest, strlen(da->functions[i]));
 	if (strlen(da->path) + 1 + longest + strlen(SHM_SOCK_SUFFIX) >=
 	    sizeof(((struct sockaddr_un *)0)->sun_path)) {
-		SHM_LOG(ERR, "%s: path=%s: too long for a UNIX socket; use at most %zu characters",
-			devname, da->path,
+		SHM_PROBE_ERR(devname, "path=%s: too long for a UNIX socket; use at most %zu characters",
+			da->path,
 			sizeof(((struct sockaddr_un *)0)->sun_path) - 2 -
 			longest - strlen(SHM_SOCK_SUFFIX));
 		return -ENAMETOOLONG;
@@ -458,7 +457,7 @@ shm_probe(struct rte_vdev_device *vdev)
 		return -rte_errno;
 	ret = primary ? shm_cfg_publish(cdev, &da) : shm_cfg_fetch(cdev, &da);
 	if (ret < 0) {
-		SHM_LOG(ERR, "%s: cannot %s the device configuration: %s", name,
+		SHM_PROBE_ERR(name, "cannot %s the device configuration: %s",
 			primary ? "share" : "read the primary's",
 			rte_strerror(-ret));
 		rte_comch_pmd_release(cdev);

@@ -28,6 +28,12 @@ extern int comch_shm_logtype;
 		## __VA_ARGS__)
 #define SHM_LOG_AT(level, fmt, ...) \
 	rte_log(level, comch_shm_logtype, "comch_shm: " fmt "\n", ## __VA_ARGS__)
+/* A probe of device @p dev fails: log why and record it for the
+ * application (rte_comch_devargs_check()). */
+#define SHM_PROBE_ERR(dev, fmt, ...) do { \
+	SHM_LOG(ERR, "%s: " fmt, dev, ## __VA_ARGS__); \
+	rte_comch_pmd_probe_failed(dev, "%s: " fmt, dev, ## __VA_ARGS__); \
+} while (0)
 
 /** How often a poll looks at its sockets (liveness, handshakes), in us.
  * Messages never wait for this: they travel through the mailboxes. */

@@ -489,15 +489,15 @@ shm_rep_listen(struct shm_rep *rep)
 
 	ret = shm_mkdir_p(rep->dev->path);
 	if (ret < 0) {
-		SHM_LOG(ERR, "%s: cannot create directory %s: %s", devname,
+		SHM_PROBE_ERR(devname, "cannot create directory %s: %s",
 			rep->dev->path, strerror(-ret));
 		return ret;
 	}
 	rte_strscpy(sa.sun_path, rep->sock_path, sizeof(sa.sun_path));
 	ret = shm_reclaim_stale(&sa);
 	if (ret < 0) {
-		SHM_LOG(ERR, "%s: %s is %s; use another path= or stop the other DPU process",
-			devname, rep->sock_path, ret == -EADDRINUSE ?
+		SHM_PROBE_ERR(devname, "%s is %s; use another path= or stop the other DPU process",
+			rep->sock_path, ret == -EADDRINUSE ?
 			"served by another live process" :
 			"in the way (not a stale socket)");
 		return ret;
@@ -508,7 +508,7 @@ shm_rep_listen(struct shm_rep *rep)
 	if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 	    chmod(sa.sun_path, 0600) < 0 || listen(s, 128) < 0) {
 		ret = -errno;
-		SHM_LOG(ERR, "%s: cannot listen on %s: %s", devname,
+		SHM_PROBE_ERR(devname, "cannot listen on %s: %s",
 			rep->sock_path, strerror(-ret));
 		close(s);
 		unlink(sa.sun_path);
@@ -518,8 +518,8 @@ shm_rep_listen(struct shm_rep *rep)
 	if (rep->intr == NULL || rte_intr_fd_set(rep->intr, s) != 0 ||
 	    rte_intr_type_set(rep->intr, RTE_INTR_HANDLE_EXT) != 0 ||
 	    rte_intr_callback_register(rep->intr, shm_listen_cb, rep) < 0) {
-		SHM_LOG(ERR, "%s: cannot watch %s from the interrupt thread",
-			devname, rep->sock_path);
+		SHM_PROBE_ERR(devname, "cannot watch %s from the interrupt thread",
+			rep->sock_path);
 		rte_intr_instance_free(rep->intr);
 		rep->intr = NULL;
 		close(s);
