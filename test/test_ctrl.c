@@ -567,7 +567,13 @@ test_server_disconnect(void)
 	CHECK_OK(rte_comch_server_disconnect(srv, e.conn));
 	CHECK_EQ(rte_comch_server_conn_count(srv), 0);
 
+	/* A clean close is "closed", at debug level: nothing by default. */
+	rte_log_set_level(rte_log_register("lib.comch"), RTE_LOG_DEBUG);
+	test_log_reset();
 	poll_client_while_running(cli);
+	rte_log_set_level(rte_log_register("lib.comch"), RTE_LOG_NOTICE);
+	CHECK(test_log_has("connection") && test_log_has("closed by the peer") &&
+	      !test_log_has("lost"), "clean close logged as closed");
 	CHECK_EQ(rte_comch_client_state(cli, &err), RTE_COMCH_STATE_STOPPING);
 	CHECK_EQ(err, -ECONNRESET);
 	CHECK(rte_comch_client_conn(cli) == cc, "connection gone before stop");
@@ -606,7 +612,12 @@ test_client_stop(void)
 		CHECK_OK(rte_comch_msg_send(rte_comch_client_conn(cli), &i,
 				sizeof(i)));
 	CHECK_OK(rte_comch_client_stop(cli));
+	rte_log_set_level(rte_log_register("lib.comch"), RTE_LOG_DEBUG);
+	test_log_reset();
 	POLL_SERVER_UNTIL(srv, NULL, e.disconnects == 1);
+	rte_log_set_level(rte_log_register("lib.comch"), RTE_LOG_NOTICE);
+	CHECK(test_log_has("closed by the peer") && !test_log_has("lost"),
+		"clean close logged as closed");
 	CHECK_EQ(e.last_err, -ECONNRESET);
 	CHECK(e.conn == sconn, "other connection reported");
 	CHECK_EQ(rte_comch_msg_send(sconn, &i, sizeof(i)), -ECONNRESET);

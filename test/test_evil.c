@@ -320,6 +320,56 @@ case_hello_again(void)
 	return 0;
 }
 
+/* BYE then end of file is a clean close ("closed", at debug level); end
+ * of file alone means the peer died ("lost"); BYE carrying an fd breaks
+ * the protocol. The DPU reports the first two as -ECONNRESET alike. */
+static int
+case_close_or_die(void)
+{
+	int logtype = rte_log_register("lib.comch");
+	struct shm_msg m;
+	struct evil e;
+	int fd;
+
+	rte_log_set_level(logtype, RTE_LOG_DEBUG);
+	memset(&m, 0, sizeof(m));
+	m.magic = SHM_PROTO_MAGIC;
+	m.version = SHM_PROTO_VERSION;
+	m.type = SHM_MSG_BYE;
+
+	CHECK_OK(evil_open(&e, link_dir, srv));
+	CHECK_OK(raw_send(e.sock, &m, sizeof(m), NULL, 0));
+	evil_close(&e);
+	poll_for(5, lost_one);
+	CHECK_EQ(ev.disconnects, 1);
+	CHECK_EQ(ev.last_err, -ECONNRESET);
+	CHECK(test_log_has("closed by the peer") && !test_log_has("lost"),
+		"BYE logged as a clean close");
+	CHECK_OK(expect_released());
+
+	memset(&ev, 0, sizeof(ev));
+	test_log_reset();
+	CHECK_OK(evil_open(&e, link_dir, srv));
+	evil_close(&e);
+	poll_for(5, lost_one);
+	CHECK_EQ(ev.disconnects, 1);
+	CHECK_EQ(ev.last_err, -ECONNRESET);
+	CHECK(test_log_has("lost: the peer went away without closing"),
+		"end of file logged as lost");
+	CHECK_OK(expect_released());
+
+	memset(&ev, 0, sizeof(ev));
+	test_log_reset();
+	CHECK_OK(evil_open(&e, link_dir, srv));
+	fd = dup(e.mb_fd);
+	CHECK_OK(raw_send(e.sock, &m, sizeof(m), &fd, 1));
+	close(fd);
+	CHECK_OK(expect_broken("malformed or unexpected message"));
+	evil_close(&e);
+	rte_log_set_level(logtype, RTE_LOG_NOTICE);
+	return 0;
+}
+
 /* ---------------------------------------------- ring and mailbox cases */
 
 static struct shm_mailbox_hdr *
@@ -715,6 +765,7 @@ main(int argc __rte_unused, char **argv)
 		{ "bad_hellos", case_bad_hellos },
 		{ "bytes_after_handshake", case_bytes_after_handshake },
 		{ "hello_again", case_hello_again },
+		{ "close_or_die", case_close_or_die },
 		{ "seq_wrong", case_seq_wrong },
 		{ "len_beyond_max", case_len_beyond_max },
 		{ "tx_cons_bogus", case_tx_cons_bogus },

@@ -105,7 +105,7 @@ if grep -q LOST "$out/ihost.log"; then echo "FAIL interactive lost messages"; fa
 # primary's memory)
 if [ -d /dev/hugepages ] && [ "$(cat /proc/sys/vm/nr_hugepages)" -gt 0 ]; then
 	hold_prefix=perft-hold-$$
-	EALH="--no-pci -m 64 --base-virtaddr=0x200000000000 --log-level=lib.eal:error --log-level=lib.telemetry:error --log-level=pmd.comch.shm:warning"
+	EALH="--no-pci -m 64 --base-virtaddr=0x200000000000 --log-level=lib.eal:error --log-level=lib.telemetry:error --log-level=pmd.comch.shm:warning --log-level=lib.comch:info"
 	"$PERF" -l 0 $EAL --file-prefix perft-sdpu-$$ --vdev=comch_shm0,role=dpu,path=$link \
 		-- --role=dpu > "$out/sdpu.log" 2>&1 &
 	dpu=$!

@@ -182,7 +182,7 @@ perf_session_open(struct perf_session *s, const struct perf_opts *o,
 	};
 	size_t max_size = 64;
 	unsigned int i, lcore;
-	uint64_t dl;
+	uint64_t dl, next_say;
 	int err;
 
 	memset(s, 0, sizeof(*s));
@@ -214,6 +214,7 @@ perf_session_open(struct perf_session *s, const struct perf_opts *o,
 		return session_attach(s, o, dev_id);
 	/* The DPU side may come up after us: retry while it is not there. */
 	dl = deadline(30);
+	next_say = deadline(1);
 	for (i = 0; i < o->connections; i++) {
 		struct perf_conn *pc = &s->conns[i];
 
@@ -238,6 +239,18 @@ perf_session_open(struct perf_session *s, const struct perf_opts *o,
 				fprintf(stderr, "host: cannot connect to \"%s\": %s\n",
 					o->name, rte_strerror(-err));
 				return err != 0 ? err : -EINTR;
+			}
+			/* At most a line a second while the DPU is not there. */
+			if (rte_get_timer_cycles() >= next_say) {
+				fprintf(stderr, "host: waiting for %s \"%s\" (%.0f s of 30 s)\n",
+					err == -ENOENT ?
+					"the DPU to create server" :
+					"a DPU process to serve this function, for server",
+					o->name, 30 - (double)(dl -
+					rte_get_timer_cycles()) /
+					(double)rte_get_timer_hz());
+				next_say = rte_get_timer_cycles() +
+					rte_get_timer_hz();
 			}
 			rte_delay_ms(10);
 		}

@@ -314,8 +314,20 @@ rte_comch_pmd_client_failed(struct rte_comch_client *cli, int err)
 		cli->state_cb(cli, prev, cli->state, err, cli->cb_arg);
 }
 
-void
-rte_comch_pmd_conn_lost(struct rte_comch_conn *conn, int err)
+/* Why a connection went down, in the log's words. */
+static const char *
+comch_down_why(int err, bool clean)
+{
+	if (clean)
+		return "closed by the peer";
+	if (err == -EPROTO)
+		return "lost: the peer broke the protocol";
+	return "lost: the peer went away without closing";
+}
+
+/* The connection is down (@p clean: the peer closed it on purpose). */
+static void
+comch_conn_down(struct rte_comch_conn *conn, int err, bool clean)
 {
 	struct rte_comch_server *srv = conn->server;
 	struct rte_comch_client *cli = conn->client;
@@ -335,8 +347,9 @@ rte_comch_pmd_conn_lost(struct rte_comch_conn *conn, int err)
 		return;
 	conn->lost_err = err;
 	if (srv != NULL) {
-		COMCH_LOG(INFO, "server %s: connection %u lost (%s)",
-			srv->name, conn->id, rte_strerror(-err));
+		rte_log(clean ? RTE_LOG_DEBUG : RTE_LOG_INFO, rte_comch_logtype,
+			"comch: server %s: connection %u %s\n", srv->name,
+			conn->id, comch_down_why(err, clean));
 		if (srv->disconnect_cb != NULL &&
 		    !(conn->flags & COMCH_F_RELEASE_PENDING))
 			srv->disconnect_cb(srv, conn, err, srv->cb_arg);
@@ -346,8 +359,21 @@ rte_comch_pmd_conn_lost(struct rte_comch_conn *conn, int err)
 	if (comch_state_apply(&cli->state, COMCH_EV_FATAL) < 0)
 		return;
 	cli->last_err = err;
-	COMCH_LOG(INFO, "client of %s: connection %u lost (%s)",
-		cli->server_name, conn->id, rte_strerror(-err));
+	rte_log(clean ? RTE_LOG_DEBUG : RTE_LOG_INFO, rte_comch_logtype,
+		"comch: client of %s: connection %u %s\n", cli->server_name,
+		conn->id, comch_down_why(err, clean));
 	if (cli->state_cb != NULL)
 		cli->state_cb(cli, prev, cli->state, err, cli->cb_arg);
+}
+
+void
+rte_comch_pmd_conn_lost(struct rte_comch_conn *conn, int err)
+{
+	comch_conn_down(conn, err, false);
+}
+
+void
+rte_comch_pmd_conn_closed(struct rte_comch_conn *conn)
+{
+	comch_conn_down(conn, -ECONNRESET, true);
 }

@@ -25,7 +25,9 @@
 
 #include "comch_private.h"
 
-RTE_LOG_REGISTER(rte_comch_logtype, lib.comch, INFO);
+/* Default: what a user must act on (NOTICE and above); routine events
+ * (connects, clean closes) are DEBUG, the rest INFO. */
+RTE_LOG_REGISTER(rte_comch_logtype, lib.comch, NOTICE);
 
 #define COMCH_MZ_DEV_DATA "rte_comch_dev_data"
 

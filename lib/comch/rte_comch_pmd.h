@@ -501,10 +501,18 @@ void rte_comch_pmd_client_connected(struct rte_comch_client *cli,
 __rte_internal
 void rte_comch_pmd_client_failed(struct rte_comch_client *cli, int err);
 
-/** Report a lost connection (peer gone or protocol violation) from a poll
- * op. Called at most once per connection. */
+/** Report a lost connection (peer gone without closing: -ECONNRESET, or
+ * protocol violation: -EPROTO) from a poll op. At most once per
+ * connection, and not after rte_comch_pmd_conn_closed(). */
 __rte_internal
 void rte_comch_pmd_conn_lost(struct rte_comch_conn *conn, int err);
+
+/** Report a connection the peer closed on purpose, from a poll op: for
+ * the application the same as lost with -ECONNRESET (the callbacks get
+ * that error), logged as a routine close (debug level). At most once per
+ * connection. */
+__rte_internal
+void rte_comch_pmd_conn_closed(struct rte_comch_conn *conn);
 
 /** Report a consumer the peer created or destroyed on @p conn (from a poll
  * op of the connection's server or client). */

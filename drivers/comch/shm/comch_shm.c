@@ -27,7 +27,9 @@
 
 #include "comch_shm_priv.h"
 
-RTE_LOG_REGISTER(comch_shm_logtype, pmd.comch.shm, INFO);
+/* Default: what a user must act on (NOTICE and above); routine events
+ * (connects, clean closes, retries) are DEBUG, the rest INFO. */
+RTE_LOG_REGISTER(comch_shm_logtype, pmd.comch.shm, NOTICE);
 
 #define SHM_ARG_ROLE      "role"
 #define SHM_ARG_PATH      "path"

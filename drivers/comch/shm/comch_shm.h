@@ -28,8 +28,10 @@
  *         or  REJECT(errno, reason)
  *
  *   After ACCEPT the socket carries only consumer announcements
- *   (CONSUMER_ADD/DEL, below) and liveness: EOF = peer gone; anything
- *   else = protocol violation. Messages never cross it.
+ *   (CONSUMER_ADD/DEL, below), BYE (the peer closes the connection on
+ *   purpose) and liveness: EOF without BYE = the peer died; anything else
+ *   = protocol violation. Messages never cross it. Protocol version 4
+ *   added BYE (version 3 added abort_seq).
  *
  * Mailbox (one memfd per side per connection, sealed against resizing):
  *
@@ -92,7 +94,7 @@
 #define SHM_DRIVER_NAME comch_shm
 
 #define SHM_PROTO_MAGIC   UINT32_C(0x48434d43) /* "CMCH" */
-#define SHM_PROTO_VERSION 3
+#define SHM_PROTO_VERSION 4
 
 /** Server name storage in protocol messages (NUL included). */
 #define SHM_NAME_MAX 64
@@ -116,10 +118,12 @@ enum shm_msg_type {
 	SHM_MSG_REJECT = 3, /**< DPU -> client, no fd */
 	SHM_MSG_CONSUMER_ADD = 4, /**< either way after ACCEPT, carries 2 fds */
 	SHM_MSG_CONSUMER_DEL = 5, /**< either way after ACCEPT, no fd */
+	SHM_MSG_BYE = 6,          /**< either way after ACCEPT, no fd: the
+				   *   sender closes on purpose (EOF follows) */
 };
 
 /** Highest message type. */
-#define SHM_MSG_TYPE_MAX SHM_MSG_CONSUMER_DEL
+#define SHM_MSG_TYPE_MAX SHM_MSG_BYE
 
 struct shm_msg_hello {
 	char server_name[SHM_NAME_MAX]; /**< NUL-terminated. */

@@ -169,6 +169,15 @@ shm_conn_close(struct rte_comch_dev *cdev __rte_unused,
 		if (sc->server != NULL)
 			epoll_ctl(sc->server->epfd, EPOLL_CTL_DEL, sc->sock,
 					NULL);
+		/* A clean close: the peer reports "closed", not "lost". If
+		 * the peer does not read its socket (it is full), it sees
+		 * only the end of file. */
+		if (!sc->lost_reported) {
+			struct shm_msg bye;
+
+			shm_msg_init(&bye, SHM_MSG_BYE);
+			shm_msg_send(sc->sock, &bye, -1);
+		}
 		shm_sock_close(sc->sock);
 		sc->sock = -1;
 	}
@@ -201,9 +210,10 @@ shm_conn_init(struct shm_conn *sc, struct rte_comch_conn *conn, int sock,
 	return 0;
 }
 
-/* Report a connection lost by the socket or by a broken rule (once). */
+/* Report a connection the peer closed (BYE, @p clean), or lost by the
+ * socket or by a broken rule (once). */
 static int
-shm_conn_report(struct shm_conn *sc, int err)
+shm_conn_report(struct shm_conn *sc, int err, bool clean)
 {
 	if (sc->lost_reported)
 		return 0;
@@ -216,7 +226,10 @@ shm_conn_report(struct shm_conn *sc, int err)
 		SHM_LOG(ERR, "%s: connection %u broke the ring protocol; closing it",
 			rte_comch_pmd_dev(sc->conn->dev_id)->data->dev_name,
 			sc->conn->id);
-	rte_comch_pmd_conn_lost(sc->conn, err);
+	if (clean)
+		rte_comch_pmd_conn_closed(sc->conn);
+	else
+		rte_comch_pmd_conn_lost(sc->conn, err);
 	return 1;
 }
 
@@ -257,7 +270,9 @@ shm_conn_sock_event(struct shm_conn *sc)
 		if (ret == -EAGAIN)
 			return n;
 		if (ret == -ECONNRESET)
-			return n + shm_conn_report(sc, -ECONNRESET);
+			return n + shm_conn_report(sc, -ECONNRESET, false);
+		if (ret == 0 && msg.type == SHM_MSG_BYE && nfds == 0)
+			return n + shm_conn_report(sc, -ECONNRESET, true);
 		if (ret == 0 && (msg.type == SHM_MSG_CONSUMER_ADD ||
 				 msg.type == SHM_MSG_CONSUMER_DEL)) {
 			ret = shm_conn_consumer_msg(sc, &msg, fds, nfds);
@@ -271,7 +286,7 @@ shm_conn_sock_event(struct shm_conn *sc)
 			SHM_LOG(ERR, "%s: connection %u: malformed or unexpected message from the peer",
 				rte_comch_pmd_dev(sc->conn->dev_id)->data->dev_name,
 				sc->conn->id);
-			return n + shm_conn_report(sc, -EPROTO);
+			return n + shm_conn_report(sc, -EPROTO, false);
 		}
 		n++;
 	}
@@ -477,7 +492,7 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 			ret = -errno;
 	}
 	if (ret < 0) {
-		SHM_LOG(NOTICE, "%s: client on %s left during the handshake",
+		SHM_LOG(INFO, "%s: client on %s left during the handshake",
 			cdev->data->dev_name, ss->rep->name);
 		sc->sock = -1; /* p still owns the socket */
 		shm_view_free(sc->view);
@@ -533,7 +548,7 @@ shm_server_poll(struct rte_comch_dev *cdev, struct rte_comch_server *srv)
 		struct shm_conn *sc = conn->drv;
 
 		if (sc->broken && !sc->lost_reported)
-			n += shm_conn_report(sc, sc->broken);
+			n += shm_conn_report(sc, sc->broken, false);
 		shm_conn_reap_tick(sc, now);
 	}
 	return n;
@@ -608,7 +623,7 @@ shm_client_start(struct rte_comch_dev *cdev, struct rte_comch_client *cli)
 	sh->next_check = 0;
 	rte_strscpy(sa.sun_path, sd->reps[0].sock_path, sizeof(sa.sun_path));
 	if (connect(sh->sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		SHM_LOG(NOTICE, "%s: no DPU serves function %s at %s (%s)",
+		SHM_LOG(DEBUG, "%s: no DPU serves function %s at %s (%s)",
 			cdev->data->dev_name, sd->reps[0].name,
 			sd->reps[0].sock_path, strerror(errno));
 		sh->pending_err = -ECONNREFUSED;
@@ -731,7 +746,7 @@ shm_client_poll_handshake(struct rte_comch_dev *cdev,
 		if (err <= 0 || err > 4095)
 			err = EPROTO;
 		shm_sanitize(msg.reject.reason, sizeof(msg.reject.reason));
-		SHM_LOG_AT(err == ENOENT ? RTE_LOG_INFO : RTE_LOG_ERR,
+		SHM_LOG_AT(err == ENOENT ? RTE_LOG_DEBUG : RTE_LOG_ERR,
 			"%s: server \"%s\" refused the connection: %s",
 			cdev->data->dev_name, cli->server_name,
 			msg.reject.reason);
@@ -761,7 +776,7 @@ shm_client_poll(struct rte_comch_dev *cdev, struct rte_comch_client *cli)
 	if (sc->lost_reported)
 		return 0;
 	if (sc->broken)
-		return shm_conn_report(sc, sc->broken);
+		return shm_conn_report(sc, sc->broken, false);
 	now = rte_get_tsc_cycles();
 	if (now < sh->next_check)
 		return 0;

@@ -287,7 +287,7 @@ shm_send_reject(int sock, int err, const char *fmt, ...)
 	va_end(ap);
 	ret = shm_msg_send(sock, &msg, -1);
 	if (ret < 0 && ret != -EPIPE && ret != -ECONNRESET)
-		SHM_LOG(NOTICE, "cannot tell a client why it is refused (%s): %s",
+		SHM_LOG(DEBUG, "cannot tell a client why it is refused (%s): %s",
 			strerror(-ret), msg.reject.reason);
 }
 
@@ -378,7 +378,7 @@ shm_hello_cb(void *arg)
 		return;
 	}
 	rte_spinlock_unlock(&rep->lock);
-	SHM_LOG(INFO, "%s: client on %s asked for server \"%s\": no such server",
+	SHM_LOG(DEBUG, "%s: client on %s asked for server \"%s\": no such server",
 		rep->dev->cdev->data->dev_name, rep->name, h->server_name);
 	shm_send_reject(p->sock, ENOENT, "no server \"%s\" on function %s",
 			h->server_name, rep->name);
