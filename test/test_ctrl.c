@@ -388,7 +388,7 @@ test_msg_size_mismatch(void)
 	CHECK_EQ(e.connects, 0);
 	/* Logged on both sides: the DPU says what the client asked for, the
 	 * host says what the server answered. */
-	CHECK(test_log_has("refused a client on pf0: max_msg_size 2048, the server uses 1024"),
+	CHECK(test_log_has("refused a client on pf0: max_msg_size mismatch: client 2048, server \"mismatch\" uses 1024"),
 		"DPU side did not log the reason");
 	CHECK(test_log_has("refused the connection: max_msg_size mismatch: client 2048"),
 		"host side did not log the reason");
@@ -768,7 +768,9 @@ main(int argc __rte_unused, char **argv)
 		return 1;
 	if (test_mkdtemp(link_dir, sizeof(link_dir)) < 0)
 		return 1;
-	snprintf(args, sizeof(args), "role=dpu,path=%s,functions=[pf0,pf0vf1]",
+	/* many_connections opens 32 on one function */
+	snprintf(args, sizeof(args),
+		"role=dpu,path=%s,functions=[pf0,pf0vf1],max_conns=64",
 		link_dir);
 	if (rte_vdev_init("comch_shm_dpu", args) < 0)
 		return 1;

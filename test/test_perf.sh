@@ -67,7 +67,7 @@ check "$out/touch.json" 1 200
 
 # two processes: dpu serves two hosts in a row, then is stopped by SIGINT
 link=$out/link
-mkdir "$link"
+mkdir -m 0700 "$link"  # the link folder: this user's alone
 "$PERF" -l 0 $EAL --file-prefix perft-dpu-$$ --vdev=comch_shm0,role=dpu,path=$link \
 	-- --role=dpu > "$out/dpu.log" 2>&1 &
 dpu=$!

@@ -12,7 +12,7 @@ PERF=${1:?usage: $0 dpdk-comch-perf}
 EAL="--no-pci --no-huge -m 256 --log-level=lib.eal:error --log-level=lib.telemetry:error --log-level=pmd.comch.shm:warning"
 out=$(mktemp -d /tmp/comch-tel.XXXXXX)
 link=$out/link
-mkdir "$link"
+mkdir -m 0700 "$link"  # the link folder: this user's alone
 dpu_prefix=tel-dpu-$$
 host_prefix=tel-host-$$
 trap 'kill $dpu $host 2>/dev/null; rm -rf "$out"' EXIT

@@ -235,7 +235,8 @@ perf_session_open(struct perf_session *s, const struct perf_opts *o,
 			    RTE_COMCH_STATE_RUNNING)
 				break;
 			if (perf_quit || rte_get_timer_cycles() > dl ||
-			    (err != -ENOENT && err != -ECONNREFUSED)) {
+			    (err != -ENOENT && err != -ECONNREFUSED &&
+			     err != -EAGAIN)) {
 				fprintf(stderr, "host: cannot connect to \"%s\": %s\n",
 					o->name, rte_strerror(-err));
 				return err != 0 ? err : -EINTR;

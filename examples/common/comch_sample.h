@@ -162,7 +162,8 @@ sample_client_connect(struct rte_comch_client *cli, const char *server_name,
 		if (force_quit)
 			return -EINTR;
 		if (rte_get_timer_cycles() > deadline ||
-		    (err != -ENOENT && err != -ECONNREFUSED))
+		    (err != -ENOENT && err != -ECONNREFUSED &&
+		     err != -EAGAIN))
 			return err;
 		if (rte_get_timer_cycles() >= next_say) {
 			printf("client: waiting for %s \"%s\" (%.0f s of %.0f s)\n",

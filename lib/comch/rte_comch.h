@@ -157,7 +157,8 @@ typedef void (*rte_comch_connect_cb_t)(struct rte_comch_server *srv,
 		struct rte_comch_conn *conn, void *arg);
 
 /** Connection lost on a server: the client stopped, died or broke the
- * protocol (@p err: -ECONNRESET or -EPROTO). Sends now fail with
+ * protocol (@p err: -ECONNRESET or -EPROTO), or this process ran out of a
+ * resource it needed to follow the client (-ENOMEM, -EMFILE, -ENFILE). Sends now fail with
  * -ECONNRESET; messages already queued can still be received. The
  * application must release @p conn with rte_comch_server_disconnect(),
  * from this callback or later. */
@@ -169,9 +170,13 @@ typedef void (*rte_comch_disconnect_cb_t)(struct rte_comch_server *srv,
 typedef void (*rte_comch_msg_cb_t)(struct rte_comch_conn *conn,
 		const struct rte_comch_msg *msg, void *arg);
 
-/** Client changed state; @p err is 0 or why (-ENOENT: no such server,
- * -ECONNREFUSED: nothing listens for this function, -EPROTO: refused by
- * the server, -ECONNRESET: server gone). */
+/** Client changed state; @p err is 0 or why: -ENOENT: no such server
+ * (yet); -ECONNREFUSED: nothing listens for this function (yet); -EAGAIN:
+ * the DPU is busy with other handshakes (retry); -EBUSY: the server or the
+ * function is full; -EPROTO: refused by the server (e.g. a configuration
+ * mismatch); -EMFILE / -ENOMEM: the DPU is out of resources;
+ * -ECONNRESET: the server is gone; or the error of a lost connection (see
+ * rte_comch_disconnect_cb_t). Retry on -ENOENT, -ECONNREFUSED, -EAGAIN. */
 typedef void (*rte_comch_client_state_cb_t)(struct rte_comch_client *cli,
 		enum rte_comch_state prev, enum rte_comch_state next, int err,
 		void *arg);
@@ -511,7 +516,9 @@ rte_comch_client_create(int16_t dev_id,
  *   The client.
  * @return
  *   0 if the attempt started, -EINVAL if @p cli is NULL, -EBUSY if not
- *   idle, -ENOMEM.
+ *   idle, -ENOMEM, -EPERM if the transport will not reach the DPU there
+ *   (comch_shm: the link folder or socket is not this user's alone;
+ *   logged).
  */
 __rte_experimental
 int rte_comch_client_start(struct rte_comch_client *cli);

@@ -10,9 +10,11 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/un.h>
 
 #include <bus_vdev_driver.h>
@@ -35,13 +37,42 @@ RTE_LOG_REGISTER(comch_shm_logtype, pmd.comch.shm, NOTICE);
 #define SHM_ARG_PATH      "path"
 #define SHM_ARG_FUNCTIONS "functions"
 #define SHM_ARG_FUNCTION  "function"
+#define SHM_ARG_MAX_CONNS "max_conns"
+#define SHM_ARG_MAX_PENDING "max_pending"
+#define SHM_ARG_HANDSHAKE_MS "handshake_timeout_ms"
+#define SHM_ARG_MAX_CONSUMERS "max_consumers"
+#define SHM_ARG_MAX_MAP_MB "max_map_mb"
 
 #define SHM_DEFAULT_PATH "/tmp/comch"
 #define SHM_DEFAULT_FUNCTION "pf0"
 #define SHM_SOCK_SUFFIX ".sock"
 
 static const char * const shm_valid_args[] = {
-	SHM_ARG_ROLE, SHM_ARG_PATH, SHM_ARG_FUNCTIONS, SHM_ARG_FUNCTION, NULL
+	SHM_ARG_ROLE, SHM_ARG_PATH, SHM_ARG_FUNCTIONS, SHM_ARG_FUNCTION,
+	SHM_ARG_MAX_CONNS, SHM_ARG_MAX_PENDING, SHM_ARG_HANDSHAKE_MS,
+	SHM_ARG_MAX_CONSUMERS, SHM_ARG_MAX_MAP_MB, NULL
+};
+
+#define SHM_VALID_ARGS_TEXT "role, path, functions, function, max_conns, " \
+	"max_pending, handshake_timeout_ms, max_consumers, max_map_mb"
+
+/* The quota devargs: key, where it goes, accepted range. */
+static const struct {
+	const char *key;
+	size_t off;
+	bool wide;
+	uint64_t min, max;
+} shm_quota_args[] = {
+	{ SHM_ARG_MAX_CONNS, offsetof(struct shm_quota, max_conns), false,
+	  1, 65536 },
+	{ SHM_ARG_MAX_PENDING, offsetof(struct shm_quota, max_pending), false,
+	  1, 4096 },
+	{ SHM_ARG_HANDSHAKE_MS, offsetof(struct shm_quota, handshake_ms), false,
+	  1, 600000 },
+	{ SHM_ARG_MAX_CONSUMERS, offsetof(struct shm_quota, max_consumers),
+	  false, 1, COMCH_MAX_FP_OBJECTS },
+	{ SHM_ARG_MAX_MAP_MB, offsetof(struct shm_quota, max_map), true,
+	  1, 1048576 },
 };
 
 /* Parse an unsigned decimal without leading zeros, at most @p max. Returns
@@ -155,6 +186,34 @@ shm_parse_functions(const char *devname, struct shm_devargs *da,
 	return 0;
 }
 
+/* One quota devarg: a decimal number in its range, nothing else. */
+static int
+shm_parse_quota(const char *devname, struct shm_quota *q, const char *key,
+		const char *value)
+{
+	unsigned long v;
+	unsigned int i;
+	size_t n;
+
+	for (i = 0; i < RTE_DIM(shm_quota_args); i++)
+		if (strcmp(key, shm_quota_args[i].key) == 0)
+			break;
+	n = shm_parse_num(value, shm_quota_args[i].max, &v);
+	if (n == 0 || value[n] != '\0' || v < shm_quota_args[i].min) {
+		SHM_PROBE_ERR(devname, "%s=%s: expected a decimal number in [%" PRIu64 ", %" PRIu64 "]",
+			key, value, shm_quota_args[i].min,
+			shm_quota_args[i].max);
+		return -EINVAL;
+	}
+	if (shm_quota_args[i].wide)
+		*(uint64_t *)RTE_PTR_ADD(q, shm_quota_args[i].off) =
+			(uint64_t)v << 20;
+	else
+		*(uint32_t *)RTE_PTR_ADD(q, shm_quota_args[i].off) =
+			(uint32_t)v;
+	return 0;
+}
+
 int
 shm_parse_devargs(const char *devname, const char *args, struct shm_devargs *da)
 {
@@ -166,6 +225,11 @@ shm_parse_devargs(const char *devname, const char *args, struct shm_devargs *da)
 	memset(da, 0, sizeof(*da));
 	da->role = -1;
 	rte_strscpy(da->path, SHM_DEFAULT_PATH, sizeof(da->path));
+	da->quota.max_conns = SHM_DEFAULT_MAX_CONNS;
+	da->quota.max_pending = SHM_DEFAULT_MAX_PENDING;
+	da->quota.handshake_ms = SHM_DEFAULT_HANDSHAKE_MS;
+	da->quota.max_consumers = SHM_DEFAULT_MAX_CONSUMERS;
+	da->quota.max_map = (uint64_t)SHM_DEFAULT_MAX_MAP_MB << 20;
 
 	kv = rte_kvargs_parse(args != NULL ? args : "", NULL);
 	if (kv == NULL) {
@@ -181,7 +245,7 @@ shm_parse_devargs(const char *devname, const char *args, struct shm_devargs *da)
 			if (strcmp(key, shm_valid_args[j]) == 0)
 				break;
 		if (shm_valid_args[j] == NULL) {
-			SHM_PROBE_ERR(devname, "unknown devarg \"%s\"; accepted: role, path, functions, function",
+			SHM_PROBE_ERR(devname, "unknown devarg \"%s\"; accepted: " SHM_VALID_ARGS_TEXT,
 				key);
 			ret = -EINVAL;
 			break;
@@ -218,6 +282,9 @@ shm_parse_devargs(const char *devname, const char *args, struct shm_devargs *da)
 		} else if (strcmp(key, SHM_ARG_FUNCTIONS) == 0) {
 			da->have_functions = true;
 			ret = shm_parse_functions(devname, da, value);
+		} else if (strcmp(key, SHM_ARG_FUNCTION) != 0) {
+			da->have_quota = true;
+			ret = shm_parse_quota(devname, &da->quota, key, value);
 		} else {
 			da->have_function = true;
 			ret = shm_add_function(devname, da, SHM_ARG_FUNCTION,
@@ -235,6 +302,10 @@ shm_parse_devargs(const char *devname, const char *args, struct shm_devargs *da)
 	if (da->role == RTE_COMCH_ROLE_HOST && da->have_functions) {
 		SHM_PROBE_ERR(devname, "functions= is for role=dpu; a host device attaches as one function= (default %s)",
 			SHM_DEFAULT_FUNCTION);
+		return -EINVAL;
+	}
+	if (da->role == RTE_COMCH_ROLE_HOST && da->have_quota) {
+		SHM_PROBE_ERR(devname, "quotas (max_conns, max_pending, handshake_timeout_ms, max_consumers, max_map_mb) are for role=dpu: the DPU limits its hosts");
 		return -EINVAL;
 	}
 	if (da->role == RTE_COMCH_ROLE_DPU && da->have_function) {
@@ -435,6 +506,28 @@ shm_cfg_free(struct rte_comch_dev *cdev)
 	rte_memzone_free(rte_memzone_lookup(mzname));
 }
 
+/* Say what the quotas allow, and warn when the fds they allow do not fit
+ * in this process's limit (a host could then make the DPU run out of fds:
+ * refused cleanly, but refused). */
+static void
+shm_quota_report(const struct shm_dev *sd)
+{
+	const struct shm_quota *q = &sd->quota;
+	/* per function: pending sockets, connection sockets, and two fds
+	 * kept per host consumer (for secondary processes) */
+	uint64_t fds = (uint64_t)sd->nb_reps * (q->max_pending +
+		(uint64_t)q->max_conns * (1 + 2 * (uint64_t)q->max_consumers));
+	struct rlimit rl;
+
+	SHM_LOG(INFO, "%s: quotas per function: %u connections, %u handshakes (%u ms each), %u host consumers and %" PRIu64 " MiB of their memory per connection",
+		sd->cdev->data->dev_name, q->max_conns, q->max_pending,
+		q->handshake_ms, q->max_consumers, q->max_map >> 20);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    fds + 256 > rl.rlim_cur)
+		SHM_LOG(WARNING, "%s: the quotas allow hosts %" PRIu64 " fds but this process may open %" PRIu64 " in all (ulimit -n); raise it or lower max_conns, max_consumers or max_pending",
+			sd->cdev->data->dev_name, fds, (uint64_t)rl.rlim_cur);
+}
+
 static int
 shm_probe(struct rte_vdev_device *vdev)
 {
@@ -480,6 +573,7 @@ shm_probe(struct rte_vdev_device *vdev)
 	pthread_mutex_init(&sd->views_lock, NULL);
 	TAILQ_INIT(&sd->views);
 	sd->role = (enum rte_comch_role)da.role;
+	sd->quota = da.quota;
 	rte_strscpy(sd->path, da.path, sizeof(sd->path));
 	sd->nb_reps = da.nb_functions;
 	sd->sock_check_cycles = rte_get_tsc_hz() / 1000000 * SHM_SOCK_CHECK_US;
@@ -493,8 +587,10 @@ shm_probe(struct rte_vdev_device *vdev)
 		strcat(rep->sock_path, rep->name);
 		strcat(rep->sock_path, SHM_SOCK_SUFFIX);
 		rep->listen_fd = -1;
+		rep->spare_fd = -1;
 		rep->dev = sd;
 		rte_spinlock_init(&rep->lock);
+		rte_spinlock_init(&rep->refusals.lock);
 		TAILQ_INIT(&rep->servers);
 		TAILQ_INIT(&rep->pending);
 	}
@@ -512,6 +608,8 @@ shm_probe(struct rte_vdev_device *vdev)
 			}
 		}
 	}
+	if (sd->role == RTE_COMCH_ROLE_DPU && primary)
+		shm_quota_report(sd);
 	cdev->dev_ops = &shm_dev_ops;
 	rte_comch_pmd_probing_finish(cdev);
 	SHM_LOG(INFO, "%s: role %s, %u function(s) from %s, sockets in %s%s",
@@ -547,4 +645,9 @@ RTE_PMD_REGISTER_PARAM_STRING(comch_shm,
 	"role=<dpu|host> "
 	"path=<absolute dir, default " SHM_DEFAULT_PATH "> "
 	"functions=<[pf0,pf0vf1,...], role=dpu, default pf0> "
-	"function=<pf0|pf0vf1|..., role=host, default pf0>");
+	"function=<pf0|pf0vf1|..., role=host, default pf0> "
+	"max_conns=<1-65536, role=dpu, default 16> "
+	"max_pending=<1-4096, role=dpu, default 16> "
+	"handshake_timeout_ms=<1-600000, role=dpu, default 2000> "
+	"max_consumers=<1-256, role=dpu, default 16> "
+	"max_map_mb=<1-1048576, role=dpu, default 4096>");

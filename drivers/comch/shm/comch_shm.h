@@ -136,6 +136,12 @@ struct shm_msg_accept {
 	uint32_t conn_id;        /**< DPU's connection id, for logs. */
 	uint32_t recv_queue_len; /**< Depth of the server's queue. */
 	uint64_t mailbox_size;   /**< Size of the attached memfd. */
+	/* The DPU's quotas for this connection: the host announces at most
+	 * max_consumers consumers at once, whose rings and memory map at
+	 * most max_map bytes in all; beyond is a protocol violation. */
+	uint32_t max_consumers;
+	uint32_t reserved;
+	uint64_t max_map;
 };
 
 struct shm_msg_reject {

@@ -22,6 +22,7 @@
  */
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +65,7 @@ shm_msg_send_op(struct rte_comch_conn *conn, const void *data, uint32_t len)
 		/* The peer may only move forward, and not past what we
 		 * produced. */
 		if (unlikely(cons - sc->tx_cons > sc->tx_prod - sc->tx_cons)) {
-			sc->broken = -EPROTO;
+			shm_conn_break(sc, SHM_BROKEN_CTRL_RING);
 			return -ECONNRESET;
 		}
 		sc->tx_cons = cons;
@@ -110,7 +111,7 @@ shm_msg_recv_burst(struct rte_comch_conn *conn, struct rte_comch_msg *msgs,
 			break;
 		len = __atomic_load_n(&slot->len, __ATOMIC_RELAXED);
 		if (unlikely(len > sc->rx.max_msg)) {
-			sc->broken = -EPROTO;
+			shm_conn_break(sc, SHM_BROKEN_CTRL_RING);
 			break;
 		}
 		msgs[i].data = slot->data;
@@ -181,6 +182,9 @@ shm_conn_close(struct rte_comch_dev *cdev __rte_unused,
 		shm_sock_close(sc->sock);
 		sc->sock = -1;
 	}
+	if (sc->server != NULL)
+		__atomic_fetch_sub(&sc->server->rep->nb_conns, 1,
+				__ATOMIC_RELAXED);
 	/* No producer or consumer is left (the library checked). */
 	shm_view_free(sc->view);
 	sc->view = NULL;
@@ -210,6 +214,48 @@ shm_conn_init(struct shm_conn *sc, struct rte_comch_conn *conn, int sock,
 	return 0;
 }
 
+static const char *
+shm_broken_text(uint8_t why)
+{
+	switch (why) {
+	case SHM_BROKEN_CTRL_RING:
+		return "control messages";
+	case SHM_BROKEN_POSTS:
+		return "the buffers its consumer posted";
+	case SHM_BROKEN_COMPLETION:
+		return "a completion it wrote";
+	case SHM_BROKEN_STALLED:
+		return "buffers it claimed and never filled";
+	default:
+		return "?";
+	}
+}
+
+void
+shm_conn_refuse(struct shm_conn *sc, const char *fmt, ...)
+{
+	char why[SHM_REASON_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	SHM_LOG(ERR, "%s: connection %u: malformed or unexpected message from the peer: %s; closing it",
+		rte_comch_pmd_dev(sc->conn->dev_id)->data->dev_name,
+		sc->conn->id, why);
+	shm_conn_break(sc, SHM_BROKEN_LOGGED);
+}
+
+void
+shm_conn_fail_local(struct shm_conn *sc, int err, const char *what)
+{
+	SHM_LOG(ERR, "%s: connection %u: this process %s (%s): it cannot follow the peer; closing the connection",
+		rte_comch_pmd_dev(sc->conn->dev_id)->data->dev_name,
+		sc->conn->id, what, strerror(-err));
+	__atomic_store_n(&sc->broken_why, SHM_BROKEN_LOGGED, __ATOMIC_RELAXED);
+	__atomic_store_n(&sc->broken, err, __ATOMIC_RELAXED);
+}
+
 /* Report a connection the peer closed (BYE, @p clean), or lost by the
  * socket or by a broken rule (once). */
 static int
@@ -222,10 +268,10 @@ shm_conn_report(struct shm_conn *sc, int err, bool clean)
 		__atomic_store_n(&sc->peer_gone, true, __ATOMIC_RELAXED);
 	if (sc->server != NULL && sc->sock >= 0)
 		epoll_ctl(sc->server->epfd, EPOLL_CTL_DEL, sc->sock, NULL);
-	if (err == -EPROTO)
-		SHM_LOG(ERR, "%s: connection %u broke the ring protocol; closing it",
+	if (err == -EPROTO && sc->broken_why != SHM_BROKEN_LOGGED)
+		SHM_LOG(ERR, "%s: connection %u: the peer broke the ring protocol (%s); closing it",
 			rte_comch_pmd_dev(sc->conn->dev_id)->data->dev_name,
-			sc->conn->id);
+			sc->conn->id, shm_broken_text(sc->broken_why));
 	if (clean)
 		rte_comch_pmd_conn_closed(sc->conn);
 	else
@@ -273,21 +319,25 @@ shm_conn_sock_event(struct shm_conn *sc)
 			return n + shm_conn_report(sc, -ECONNRESET, false);
 		if (ret == 0 && msg.type == SHM_MSG_BYE && nfds == 0)
 			return n + shm_conn_report(sc, -ECONNRESET, true);
-		if (ret == 0 && (msg.type == SHM_MSG_CONSUMER_ADD ||
-				 msg.type == SHM_MSG_CONSUMER_DEL)) {
+		if (ret == -EMFILE) {
+			/* fds sent to us that could not be installed: ours */
+			shm_conn_fail_local(sc, ret,
+				"is out of file descriptors (ulimit -n)");
+		} else if (ret < 0) {
+			shm_conn_refuse(sc, "not one protocol message");
+		} else if (msg.type == SHM_MSG_CONSUMER_ADD ||
+			   msg.type == SHM_MSG_CONSUMER_DEL) {
+			/* refuses (or fails) the connection itself */
 			ret = shm_conn_consumer_msg(sc, &msg, fds, nfds);
-		} else if (ret == 0) {
+		} else {
 			while (nfds > 0)
 				close(fds[--nfds]);
+			shm_conn_refuse(sc, "message type %u after the handshake",
+				msg.type);
 			ret = -EPROTO;
 		}
-		if (ret < 0) {
-			__atomic_store_n(&sc->broken, -EPROTO, __ATOMIC_RELAXED);
-			SHM_LOG(ERR, "%s: connection %u: malformed or unexpected message from the peer",
-				rte_comch_pmd_dev(sc->conn->dev_id)->data->dev_name,
-				sc->conn->id);
-			return n + shm_conn_report(sc, -EPROTO, false);
-		}
+		if (ret < 0)
+			return n + shm_conn_report(sc, sc->broken, false);
 		n++;
 	}
 	return n;
@@ -424,64 +474,81 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 	char why[SHM_REASON_MAX];
 	int my_fd = -1, ret;
 
+	struct shm_rep *rep = ss->rep;
+	const struct shm_quota *q = &rep->dev->quota;
+
 	if (h->max_msg_size != srv->max_msg_size) {
-		SHM_LOG(WARNING, "%s: server \"%s\" refused a client on %s: max_msg_size %u, the server uses %u; configure both ends alike",
-			cdev->data->dev_name, srv->name, ss->rep->name,
-			h->max_msg_size, srv->max_msg_size);
-		shm_send_reject(p->sock, EPROTO,
-			"max_msg_size mismatch: client %u, server \"%s\" uses %u",
+		shm_rep_refuse(rep, p->sock, RTE_LOG_WARNING, EPROTO,
+			"max_msg_size mismatch: client %u, server \"%s\" uses %u; configure both ends alike",
 			h->max_msg_size, srv->name, srv->max_msg_size);
 		return -EPROTO;
 	}
 	if (h->recv_queue_len == 0 || h->recv_queue_len > SHM_MAX_RECV_QUEUE_LEN) {
-		shm_send_reject(p->sock, EINVAL, "recv_queue_len %u not in [1, %u]",
-			h->recv_queue_len, SHM_MAX_RECV_QUEUE_LEN);
+		shm_rep_refuse(rep, p->sock, RTE_LOG_NOTICE, EINVAL,
+			"recv_queue_len %u not in [1, %u]", h->recv_queue_len,
+			SHM_MAX_RECV_QUEUE_LEN);
 		return -EINVAL;
 	}
 	if (srv->max_clients != 0 && srv->nb_conns >= srv->max_clients) {
-		SHM_LOG(NOTICE, "%s: server \"%s\" is full (%u clients)",
-			cdev->data->dev_name, srv->name, srv->max_clients);
-		shm_send_reject(p->sock, EBUSY, "server \"%s\" is full (%u clients)",
-			srv->name, srv->max_clients);
+		shm_rep_refuse(rep, p->sock, RTE_LOG_NOTICE, EBUSY,
+			"server \"%s\" is full (%u clients)", srv->name,
+			srv->max_clients);
+		return -EBUSY;
+	}
+	/* The function's quota: taken now, given back at close. */
+	if (__atomic_add_fetch(&rep->nb_conns, 1, __ATOMIC_RELAXED) >
+	    q->max_conns) {
+		__atomic_fetch_sub(&rep->nb_conns, 1, __ATOMIC_RELAXED);
+		shm_rep_refuse(rep, p->sock, RTE_LOG_NOTICE, EBUSY,
+			"function %s has %u connections, the DPU's limit (max_conns)",
+			rep->name, q->max_conns);
 		return -EBUSY;
 	}
 	shm_ring_geom_init(&tx, h->recv_queue_len, srv->max_msg_size);
 	ret = shm_map_sealed(p->mailbox_fd, tx.mailbox_size, &remote, why,
 			sizeof(why));
 	if (ret < 0) {
-		SHM_LOG(ERR, "%s: server \"%s\" refused a client on %s: %s",
-			cdev->data->dev_name, srv->name, ss->rep->name, why);
-		shm_send_reject(p->sock, EPROTO, "%s", why);
-		return ret;
+		if (ret == -EPROTO)
+			shm_rep_refuse(rep, p->sock, RTE_LOG_NOTICE, EPROTO,
+				"server \"%s\": %s", srv->name, why);
+		else
+			shm_rep_refuse(rep, p->sock, RTE_LOG_ERR, -ret,
+				"the DPU cannot map the mailbox: %s", why);
+		goto err_quota;
 	}
 	shm_ring_geom_init(&rx, srv->recv_queue_len, srv->max_msg_size);
 	ret = shm_memfd_create("comch-server", rx.mailbox_size, &my_fd, &local);
 	if (ret < 0) {
-		SHM_LOG(ERR, "%s: cannot create a mailbox: %s",
-			cdev->data->dev_name, strerror(-ret));
-		shm_send_reject(p->sock, -ret, "DPU out of resources");
+		shm_rep_refuse(rep, p->sock, RTE_LOG_ERR, -ret,
+			"the DPU cannot create a mailbox: %s", strerror(-ret));
 		goto err_unmap;
 	}
 	conn = rte_comch_pmd_conn_alloc(cdev, srv, NULL, srv->max_msg_size,
 			sizeof(*sc));
 	if (conn == NULL) {
 		ret = -ENOMEM;
-		shm_send_reject(p->sock, ENOMEM, "DPU out of memory");
+		shm_rep_refuse(rep, p->sock, RTE_LOG_ERR, ENOMEM,
+			"the DPU is out of memory");
 		goto err_unmap;
 	}
 	sc = conn->drv;
 	if (shm_conn_init(sc, conn, p->sock, &rx, local, &tx, remote) < 0) {
 		rte_comch_pmd_conn_free(conn);
 		ret = -ENOMEM;
-		shm_send_reject(p->sock, ENOMEM, "DPU out of memory");
+		shm_rep_refuse(rep, p->sock, RTE_LOG_ERR, ENOMEM,
+			"the DPU is out of memory");
 		goto err_unmap;
 	}
 	sc->server = ss;
+	sc->max_peer_consumers = q->max_consumers;
+	sc->max_peer_map = q->max_map;
 
 	shm_msg_init(&msg, SHM_MSG_ACCEPT);
 	msg.accept.conn_id = conn->id;
 	msg.accept.recv_queue_len = rx.depth;
 	msg.accept.mailbox_size = rx.mailbox_size;
+	msg.accept.max_consumers = q->max_consumers;
+	msg.accept.max_map = q->max_map;
 	ret = shm_msg_send(p->sock, &msg, my_fd);
 	close(my_fd);
 	if (ret == 0) {
@@ -498,7 +565,7 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 		shm_view_free(sc->view);
 		shm_conn_unmap(sc);
 		rte_comch_pmd_conn_free(conn);
-		return ret;
+		goto err_quota;
 	}
 	p->sock = -1; /* now owned by the connection */
 	rte_comch_pmd_server_connected(srv, conn);
@@ -510,6 +577,8 @@ err_unmap:
 	if (my_fd >= 0)
 		close(my_fd);
 	munmap(remote, tx.mailbox_size);
+err_quota:
+	__atomic_fetch_sub(&rep->nb_conns, 1, __ATOMIC_RELAXED);
 	return ret;
 }
 
@@ -599,6 +668,7 @@ shm_client_start(struct rte_comch_dev *cdev, struct rte_comch_client *cli)
 	struct shm_dev *sd = cdev->process_private;
 	struct shm_client *sh = cli->drv;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char why[SHM_REASON_MAX + PATH_MAX];
 	struct shm_msg msg;
 	int fd, ret;
 
@@ -621,11 +691,26 @@ shm_client_start(struct rte_comch_dev *cdev, struct rte_comch_client *cli)
 		return ret;
 	}
 	sh->next_check = 0;
+	/* HELLO carries our mailbox: only to a DPU of this user, through a
+	 * folder nobody else can change (absent: no DPU yet). */
+	ret = shm_dir_check(sd->path, why, sizeof(why));
+	if (ret == 0)
+		ret = shm_sock_file_check(sd->reps[0].sock_path, true, why,
+				sizeof(why));
+	if (ret < 0 && ret != -ENOENT) {
+		SHM_LOG(ERR, "%s: will not connect: %s", cdev->data->dev_name,
+			why);
+		close(fd);
+		shm_client_abort(cdev, cli);
+		return -EPERM;
+	}
 	rte_strscpy(sa.sun_path, sd->reps[0].sock_path, sizeof(sa.sun_path));
-	if (connect(sh->sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+	if (ret == -ENOENT ||
+	    connect(sh->sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		SHM_LOG(DEBUG, "%s: no DPU serves function %s at %s (%s)",
 			cdev->data->dev_name, sd->reps[0].name,
-			sd->reps[0].sock_path, strerror(errno));
+			sd->reps[0].sock_path,
+			strerror(ret == -ENOENT ? ENOENT : errno));
 		sh->pending_err = -ECONNREFUSED;
 		close(fd);
 		return 0;
@@ -663,7 +748,9 @@ shm_client_accepted(struct rte_comch_dev *cdev, struct rte_comch_client *cli,
 	char why[SHM_REASON_MAX];
 
 	if (a->recv_queue_len == 0 ||
-	    a->recv_queue_len > SHM_MAX_RECV_QUEUE_LEN) {
+	    a->recv_queue_len > SHM_MAX_RECV_QUEUE_LEN ||
+	    a->max_consumers == 0 || a->max_consumers > COMCH_MAX_FP_OBJECTS ||
+	    a->max_map == 0) {
 		SHM_LOG(ERR, "%s: malformed ACCEPT from the DPU",
 			cdev->data->dev_name);
 		close(fd);
@@ -694,22 +781,16 @@ shm_client_accepted(struct rte_comch_dev *cdev, struct rte_comch_client *cli,
 		shm_client_fail(cdev, cli, -ENOMEM);
 		return;
 	}
+	sc->max_own_consumers = a->max_consumers;
+	sc->max_own_map = a->max_map;
+	/* The DPU is not limited by us (beyond the protocol's bounds). */
+	sc->max_peer_consumers = COMCH_MAX_FP_OBJECTS;
+	sc->max_peer_map = UINT64_MAX;
 	sh->sock = -1;       /* owned by the connection now */
 	sh->mailbox = NULL;
 	rte_comch_pmd_client_connected(cli, conn);
 }
 
-/* Text from the peer goes to our logs: keep it printable. */
-static void
-shm_sanitize(char *s, size_t size)
-{
-	size_t i;
-
-	s[size - 1] = '\0';
-	for (i = 0; s[i] != '\0'; i++)
-		if (s[i] < 0x20 || s[i] > 0x7e)
-			s[i] = '?';
-}
 
 static int
 shm_client_poll_handshake(struct rte_comch_dev *cdev,
@@ -746,7 +827,10 @@ shm_client_poll_handshake(struct rte_comch_dev *cdev,
 		if (err <= 0 || err > 4095)
 			err = EPROTO;
 		shm_sanitize(msg.reject.reason, sizeof(msg.reject.reason));
-		SHM_LOG_AT(err == ENOENT ? RTE_LOG_DEBUG : RTE_LOG_ERR,
+		/* no such server yet, or too many handshakes at once:
+		 * retried by the application */
+		SHM_LOG_AT(err == ENOENT || err == EAGAIN ? RTE_LOG_DEBUG :
+			RTE_LOG_ERR,
 			"%s: server \"%s\" refused the connection: %s",
 			cdev->data->dev_name, cli->server_name,
 			msg.reject.reason);

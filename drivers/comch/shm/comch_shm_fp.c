@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <linux/membarrier.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,7 +175,7 @@ shm_consumer_stop(struct rte_comch_dev *cdev __rte_unused,
 			false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		;
 	if (claim - c->cons_idx > c->post_idx - c->cons_idx) {
-		shm_conn_break(c->sc);
+		shm_conn_break(c->sc, SHM_BROKEN_POSTS);
 		claim = c->cons_idx;
 	}
 	c->cancel_from = claim;
@@ -284,7 +285,7 @@ shm_fp_poll(void *consumer, struct rte_comch_completion *cpl, uint16_t nb_cpl)
 				/* The peer broke the rules: the connection is
 				 * lost; a stopping consumer still gets every
 				 * buffer back, as cancelled. */
-				shm_conn_break(c->sc);
+				shm_conn_break(c->sc, SHM_BROKEN_COMPLETION);
 				down = true;
 				if (!c->stopping)
 					break;
@@ -499,7 +500,7 @@ shm_fp_send(void *producer, uint32_t consumer_id,
 				(uint32_t)(nb_ops - sent)), &ops[sent], off, blen);
 		if (k <= 0) {
 			if (k == -EPROTO) {
-				shm_conn_break(sc);
+				shm_conn_break(sc, SHM_BROKEN_POSTS);
 				k = -ECONNRESET;
 			}
 			if (sent == 0 && k < 0)
@@ -675,7 +676,8 @@ shm_view_free(struct shm_view *v)
 }
 
 /* Primary: the peer announced a consumer. Its fds stay open in the entry
- * (secondaries map them from there) until it is retired. */
+ * (secondaries map them from there) until it is retired. 0, or < 0 with
+ * the connection refused (the peer's fault) or failed (ours). */
 static int
 shm_consumer_add(struct shm_conn *sc, const struct shm_msg_consumer *m,
 		const int *fds, int nfds)
@@ -683,30 +685,57 @@ shm_consumer_add(struct shm_conn *sc, const struct shm_msg_consumer *m,
 	struct shm_view *v = sc->view;
 	struct shm_remote_cons *r;
 	void *ring = NULL, *mem = NULL;
-	char why[SHM_REASON_MAX] = "bad CONSUMER_ADD";
+	char why[SHM_REASON_MAX];
 	uint32_t slot = COMCH_CONSUMER_SLOT(m->consumer_id);
 	size_t ring_size;
+	int ret;
 
 	/* Consumer ids are never 0, and two live consumers never share a
 	 * slot (COMCH_CONSUMER_SLOT). */
 	if (nfds != 2 || m->consumer_id == 0 || v->remote[slot] != NULL ||
 	    m->nb_posts == 0 || m->nb_posts > SHM_MAX_POSTS ||
 	    m->imm_len > SHM_MAX_IMM || m->mem_size == 0 ||
-	    m->mem_size > SHM_MAX_MEM_SIZE)
-		goto bad;
-	ring_size = shm_cons_ring_size(m->nb_posts);
-	if (m->ring_size != ring_size ||
-	    shm_map_sealed(fds[0], ring_size, &ring, why, sizeof(why)) < 0)
-		goto bad;
-	if (shm_map_sealed(fds[1], m->mem_size, &mem, why, sizeof(why)) < 0) {
-		munmap(ring, ring_size);
-		goto bad;
+	    m->mem_size > SHM_MAX_MEM_SIZE) {
+		shm_conn_refuse(sc, "CONSUMER_ADD %u: %s", m->consumer_id,
+			nfds != 2 ? "not two fds" : m->consumer_id == 0 ?
+			"id 0" : v->remote[slot] != NULL ? "its slot is taken" :
+			"nb_posts, imm_len or mem_size out of range");
+		return -EPROTO;
 	}
-	r = calloc(1, sizeof(*r));
+	ring_size = shm_cons_ring_size(m->nb_posts);
+	if (m->ring_size != ring_size) {
+		shm_conn_refuse(sc, "CONSUMER_ADD %u: ring_size %" PRIu64 ", %zu expected",
+			m->consumer_id, m->ring_size, ring_size);
+		return -EPROTO;
+	}
+	/* The quotas the host was given in ACCEPT. */
+	if (sc->nb_peer_consumers >= sc->max_peer_consumers ||
+	    ring_size + m->mem_size > sc->max_peer_map - sc->peer_map) {
+		shm_conn_refuse(sc, "CONSUMER_ADD %u beyond the DPU's limits for the connection (%u consumers, %" PRIu64 " MiB; max_consumers, max_map_mb)",
+			m->consumer_id, sc->max_peer_consumers,
+			sc->max_peer_map >> 20);
+		return -EPROTO;
+	}
+	ret = shm_map_sealed(fds[0], ring_size, &ring, why, sizeof(why));
+	if (ret == 0) {
+		ret = shm_map_sealed(fds[1], m->mem_size, &mem, why, sizeof(why));
+		if (ret < 0)
+			munmap(ring, ring_size);
+	}
+	if (ret == -EPROTO) {
+		shm_conn_refuse(sc, "CONSUMER_ADD %u: %s", m->consumer_id, why);
+		return ret;
+	}
+	r = ret < 0 ? NULL : calloc(1, sizeof(*r));
 	if (r == NULL) {
-		munmap(ring, ring_size);
-		munmap(mem, m->mem_size);
-		return -ENOMEM;
+		if (ret == 0) {
+			munmap(ring, ring_size);
+			munmap(mem, m->mem_size);
+			ret = -ENOMEM;
+			snprintf(why, sizeof(why), "out of memory");
+		}
+		shm_conn_fail_local(sc, ret, "cannot map a consumer the peer announced");
+		return ret;
 	}
 	r->hdr = ring;
 	r->slots = RTE_PTR_ADD(ring, sizeof(struct shm_cons_hdr));
@@ -722,6 +751,8 @@ shm_consumer_add(struct shm_conn *sc, const struct shm_msg_consumer *m,
 	if (++sc->next_gen == 0)
 		sc->next_gen = 1;
 	r->gen = sc->next_gen;
+	sc->nb_peer_consumers++;
+	sc->peer_map += ring_size + m->mem_size;
 	pthread_mutex_lock(&v->lock);
 	__atomic_store_n(&v->remote[slot], r, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&v->lock);
@@ -729,14 +760,10 @@ shm_consumer_add(struct shm_conn *sc, const struct shm_msg_consumer *m,
 	__atomic_store_n(&sc->remote_gen[slot], r->gen, __ATOMIC_RELEASE);
 	rte_comch_pmd_consumer_event(sc->conn, r->id, RTE_COMCH_CONSUMER_CREATED);
 	return 0;
-bad:
-	SHM_LOG(ERR, "%s: connection %u: peer announced a consumer wrongly: %s",
-		rte_comch_pmd_dev(sc->conn->dev_id)->data->dev_name,
-		sc->conn->id, why);
-	return -EPROTO;
 }
 
-/* Primary, the connection's polling lcore: CONSUMER_ADD or CONSUMER_DEL. */
+/* Primary, the connection's polling lcore: CONSUMER_ADD or CONSUMER_DEL.
+ * 0, or < 0 with the connection refused or failed (logged). */
 int
 shm_conn_consumer_msg(struct shm_conn *sc, const struct shm_msg *msg,
 		const int *fds, int nfds)
@@ -751,12 +778,13 @@ shm_conn_consumer_msg(struct shm_conn *sc, const struct shm_msg *msg,
 		ret = shm_consumer_add(sc, &msg->consumer, fds, nfds);
 		if (ret == 0)
 			return 0; /* the entry keeps the fds */
-	} else if (msg->type == SHM_MSG_CONSUMER_DEL && nfds == 0 &&
-		   (r = v->remote[slot]) != NULL && r->id == id) {
+	} else if (nfds == 0 && (r = v->remote[slot]) != NULL && r->id == id) {
 		/* Unpublished, then freed if no producer of any process is
 		 * sending to it (the reaper reads the producer list under
 		 * fp_lock; lock order: fp_lock, then the view's). */
 		__atomic_store_n(&sc->remote_gen[slot], 0, __ATOMIC_RELEASE);
+		sc->nb_peer_consumers--;
+		sc->peer_map -= r->ring_map_size + r->mem_size;
 		rte_spinlock_lock(&sc->conn->fp_lock);
 		pthread_mutex_lock(&v->lock);
 		shm_view_retire(v, r);
@@ -767,6 +795,8 @@ shm_conn_consumer_msg(struct shm_conn *sc, const struct shm_msg *msg,
 				RTE_COMCH_CONSUMER_DESTROYED);
 		ret = 0;
 	} else {
+		shm_conn_refuse(sc, "CONSUMER_DEL %u: %s", id, nfds != 0 ?
+			"with fds" : "no such consumer");
 		ret = -EPROTO;
 	}
 	for (i = 0; i < nfds; i++)

@@ -106,7 +106,7 @@ shm_withdraw_now(struct rte_comch_consumer *cons)
 	if (shm_msg_send_wait(sc->sock, &msg, NULL, 0, SHM_ANNOUNCE_WAIT_MS) < 0) {
 		SHM_LOG(ERR, "%s: connection %u: cannot withdraw consumer %u; closing the connection",
 			shm_dev_name(cons->conn), cons->conn->id, cons->id);
-		shm_conn_break(sc);
+		shm_conn_break(sc, SHM_BROKEN_LOGGED);
 	}
 }
 

@@ -39,11 +39,47 @@ extern int comch_shm_logtype;
  * Messages never wait for this: they travel through the mailboxes. */
 #define SHM_SOCK_CHECK_US 50
 
-/** Accepted sockets that have not sent HELLO yet, per function. */
-#define SHM_MAX_PENDING 256
+
+/*
+ * Quotas of a DPU device, per host function it serves (devargs, DPU role).
+ * A host on a function can take at most these; what would exceed one is
+ * refused with a reason, and nothing else is disturbed. The per-connection
+ * ones are sent to the host in ACCEPT, so an honest host is refused
+ * locally (ENOSPC) and one that goes beyond them breaks the protocol.
+ */
+struct shm_quota {
+	uint32_t max_conns;      /**< Connections, all servers of the function. */
+	uint32_t max_pending;    /**< Handshakes in progress (sockets). */
+	uint32_t handshake_ms;   /**< How long a socket may take to say HELLO. */
+	uint32_t max_consumers;  /**< The host's consumers per connection. */
+	uint64_t max_map;        /**< Bytes of the host's consumer rings and
+				  *   memory mapped per connection. */
+};
+
+#define SHM_DEFAULT_MAX_CONNS 16
+#define SHM_DEFAULT_MAX_PENDING 16
+#define SHM_DEFAULT_HANDSHAKE_MS 2000
+#define SHM_DEFAULT_MAX_CONSUMERS 16
+#define SHM_DEFAULT_MAX_MAP_MB 4096
 
 struct shm_dev;
 struct shm_server;
+
+/*
+ * Log lines about what peers do (refusals, broken connections) are
+ * rate-limited per host function: at most SHM_LOG_BURST a second, then
+ * one line saying how many were left out.
+ */
+#define SHM_LOG_BURST 32
+struct shm_ratelimit {
+	rte_spinlock_t lock;
+	uint64_t window_end;          /**< TSC */
+	uint32_t in_window;
+	uint32_t suppressed;
+};
+/* Whether one more line may go out now (and, first, say how many were
+ * left out in the last window). */
+bool shm_ratelimit_ok(struct shm_ratelimit *rl, const char *what);
 struct shm_view;
 TAILQ_HEAD(shm_view_list, shm_view);
 
@@ -55,6 +91,7 @@ struct shm_pending {
 	struct shm_rep *rep;
 	int sock;
 	int mailbox_fd;
+	uint64_t deadline;        /**< TSC: HELLO must have come by then. */
 	struct rte_intr_handle *intr;
 	struct shm_msg hello;     /**< Private copy, validated. */
 };
@@ -73,7 +110,15 @@ struct shm_rep {
 	rte_spinlock_t lock;
 	TAILQ_HEAD(, shm_server) servers;
 	struct shm_pending_list pending;
-	uint32_t nb_pending;
+	uint32_t nb_pending;          /**< On pending (under lock). */
+	/* Quotas in use (atomics): handshakes in progress (pending, and
+	 * waiting in a server's inbox), established connections. */
+	uint32_t nb_handshakes;
+	uint32_t nb_conns;
+	int spare_fd;                 /**< Given up to refuse a client when
+				       *   the process is out of fds. */
+	bool listen_paused;           /**< Out of fds: not listening now. */
+	struct shm_ratelimit refusals; /**< Refusal log lines. */
 	bool closing;                 /**< Under lock: device closing. */
 };
 
@@ -81,6 +126,7 @@ struct shm_rep {
 struct shm_dev {
 	struct rte_comch_dev *cdev;
 	enum rte_comch_role role;
+	struct shm_quota quota;       /**< DPU role. */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	uint16_t nb_reps;
 	struct shm_rep reps[SHM_MAX_FUNCTIONS];
@@ -199,7 +245,10 @@ struct shm_conn {
 	struct shm_ring_geom rx; /**< Our queue (private copy). */
 	struct shm_mailbox_hdr *local; /**< Our mailbox: we only read. */
 	/* Shared: read on every process's fast path. */
-	int broken;              /**< -EPROTO once the peer broke the rules. */
+	int broken;              /**< -EPROTO once the peer broke the rules,
+				  *   or a negative errno of a resource this
+				  *   process ran out of following the peer. */
+	uint8_t broken_why;      /**< enum shm_broken_why. */
 	bool peer_gone;          /**< EOF seen on the socket, or primary gone. */
 	/* Cold. */
 	bool lost_reported;
@@ -210,6 +259,16 @@ struct shm_conn {
 	struct shm_server *server; /**< NULL on the host side. */
 	struct shm_view *view;     /**< The primary's view. */
 	uint32_t next_gen;         /**< Generation counter. */
+	/* Quotas (see struct shm_quota). Server side: what the host may
+	 * announce; client side: what the DPU allows us (from ACCEPT). */
+	uint32_t max_peer_consumers;  /**< Server side. */
+	uint64_t max_peer_map;
+	uint32_t nb_peer_consumers;   /**< Live ones, and their bytes. */
+	uint64_t peer_map;
+	uint32_t max_own_consumers;   /**< Client side. */
+	uint64_t max_own_map;
+	uint32_t nb_own_consumers;    /**< Announced, and their bytes. */
+	uint64_t own_map;
 	/* Shared, per slot (COMCH_CONSUMER_SLOT): generation of the peer's
 	 * live consumer, 0 if none (written by the polling lcore, release,
 	 * after its id). */
@@ -226,10 +285,22 @@ shm_conn_down(const struct shm_conn *sc)
 		__atomic_load_n(&sc->broken, __ATOMIC_RELAXED) != 0;
 }
 
+/* Why a connection broke. The fast path may not log: it records which
+ * rule the peer broke and the next poll of the connection logs it, once.
+ * The control path logs at the point it finds out (SHM_BROKEN_LOGGED). */
+enum shm_broken_why {
+	SHM_BROKEN_LOGGED = 0,
+	SHM_BROKEN_CTRL_RING,   /**< control ring: seq, len or tx_cons */
+	SHM_BROKEN_POSTS,       /**< a posted buffer or the claim counter */
+	SHM_BROKEN_COMPLETION,  /**< a completion's length or immediate data */
+	SHM_BROKEN_STALLED,     /**< buffers claimed and never filled */
+};
+
 /* The peer broke the rules: the primary's next poll reports it. */
 static inline void
-shm_conn_break(struct shm_conn *sc)
+shm_conn_break(struct shm_conn *sc, enum shm_broken_why why)
 {
+	__atomic_store_n(&sc->broken_why, (uint8_t)why, __ATOMIC_RELAXED);
 	__atomic_store_n(&sc->broken, -EPROTO, __ATOMIC_RELAXED);
 }
 
@@ -306,8 +377,11 @@ struct shm_mem {
 	int fd;
 };
 
+
 /** Parsed devargs (comch_shm.c). */
 struct shm_devargs {
+	struct shm_quota quota;   /**< DPU role. */
+	bool have_quota;          /**< A quota devarg was given. */
 	int role;                 /**< enum rte_comch_role, -1 if absent. */
 	char path[PATH_MAX];
 	uint16_t nb_functions;
@@ -351,6 +425,16 @@ void shm_send_reject(int sock, int err, const char *fmt, ...)
 /* Close a link socket without resetting the peer (drains it first). */
 void shm_sock_close(int sock);
 int shm_rep_listen(struct shm_rep *rep);
+/* Refuse a client on @p rep: REJECT(@p err, reason), the reason logged at
+ * @p level (rate-limited per function from NOTICE up). */
+void shm_rep_refuse(struct shm_rep *rep, int sock, int level, int err,
+		const char *fmt, ...) __rte_format_printf(5, 6);
+/* Text a peer chose, made printable for a log (in place, NUL forced). */
+void shm_sanitize(char *s, size_t size);
+/* The link folder and a socket in it: this user's, closed to others. */
+int shm_dir_check(const char *path, char *why, size_t why_len);
+int shm_sock_file_check(const char *path, bool strict, char *why,
+		size_t why_len);
 void shm_rep_close(struct shm_rep *rep);
 void shm_pending_free(struct shm_pending *p);
 
@@ -420,6 +504,13 @@ void shm_remote_free(struct shm_remote_cons *r);
 size_t shm_cons_ring_size(uint32_t depth);
 
 /* comch_shm_ctrl.c */
+/* The peer sent what the protocol forbids: log why (once) and break the
+ * connection (the next poll reports it). */
+void shm_conn_refuse(struct shm_conn *sc, const char *fmt, ...)
+	__rte_format_printf(2, 3);
+/* This process ran out of @p what (negative errno @p err) following the
+ * peer: log so, not blaming the peer, and close the connection. */
+void shm_conn_fail_local(struct shm_conn *sc, int err, const char *what);
 int shm_server_create(struct rte_comch_dev *cdev, struct rte_comch_server *srv);
 void shm_server_destroy(struct rte_comch_dev *cdev, struct rte_comch_server *srv);
 int shm_server_start(struct rte_comch_dev *cdev, struct rte_comch_server *srv);

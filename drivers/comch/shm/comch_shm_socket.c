@@ -25,8 +25,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <rte_alarm.h>
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_malloc.h>
+#include <rte_tailq.h>
 #include <rte_string_fns.h>
 
 #include "comch_shm_priv.h"
@@ -80,6 +83,17 @@ shm_memfd_create(const char *tag, size_t size, int *fd, void **base)
  * touched. A hugetlbfs file could make a touch fault with SIGBUS when the
  * huge page pool is empty, and a file on disk could be truncated by anyone
  * who can open it.
+ *
+ * The order matters: the peer keeps the file and may resize it until it
+ * seals it. Seals are read first: a seal is never removed, so once
+ * F_SEAL_SHRINK and F_SEAL_GROW are seen the size read after them is the
+ * size for good. (Reading the size first let a peer pass the size check
+ * with the right size, then shrink the file to 0 and seal it before the
+ * seal check: the first access then died with SIGBUS.) The kind of file
+ * (regular, on tmpfs) never changes, so it may be checked at any point.
+ * A seal the peer adds later (F_SEAL_WRITE, F_SEAL_FUTURE_WRITE) can only
+ * make our mmap() fail, which refuses the fd too; once we have a writable
+ * shared mapping the kernel refuses F_SEAL_WRITE.
  */
 int
 shm_fd_check(int fd, uint64_t size, char *why, size_t why_len)
@@ -89,6 +103,11 @@ shm_fd_check(int fd, uint64_t size, char *why, size_t why_len)
 	struct stat st;
 	int seals;
 
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || (seals & need) != need) {
+		snprintf(why, why_len, "region is not sealed against resizing");
+		return -EPROTO;
+	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		snprintf(why, why_len, "fd is not a regular file");
 		return -EPROTO;
@@ -101,11 +120,6 @@ shm_fd_check(int fd, uint64_t size, char *why, size_t why_len)
 	if ((uint64_t)st.st_size != size) {
 		snprintf(why, why_len, "region is %jd bytes, %" PRIu64 " expected",
 			(intmax_t)st.st_size, size);
-		return -EPROTO;
-	}
-	seals = fcntl(fd, F_GET_SEALS);
-	if (seals < 0 || (seals & need) != need) {
-		snprintf(why, why_len, "region is not sealed against resizing");
 		return -EPROTO;
 	}
 	return 0;
@@ -122,8 +136,11 @@ shm_map_sealed(int fd, uint64_t size, void **base, char *why, size_t why_len)
 		return ret;
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
-		snprintf(why, why_len, "cannot map region: %s", strerror(errno));
-		return -EPROTO;
+		ret = -errno;
+		snprintf(why, why_len, "cannot map region: %s", strerror(-ret));
+		/* The peer's doing (it sealed the file against writing), or
+		 * ours (out of memory or address space). */
+		return ret == -EPERM || ret == -EACCES ? -EPROTO : ret;
 	}
 	*base = p;
 	return 0;
@@ -199,12 +216,26 @@ shm_msg_send_wait(int sock, const struct shm_msg *msg, const int *fds,
 	return ret;
 }
 
+/* Whether this process cannot open one more fd now. */
+static bool
+shm_out_of_fds(void)
+{
+	int fd = fcntl(0, F_DUPFD_CLOEXEC, 0);
+
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	return errno == EMFILE || errno == ENFILE;
+}
+
 /*
  * Receive one protocol message. The result is a private copy whose header
  * is checked; payload fields are checked by the caller for its type, and
  * so is the number of fds. Returns 0 (message in *msg, *nfds fds in fds),
- * -EAGAIN (nothing yet), -ECONNRESET (EOF or socket error) or -EPROTO
- * (malformed: wrong size, truncated control data, more than
+ * -EAGAIN (nothing yet), -ECONNRESET (EOF or socket error), -EMFILE
+ * (the fds sent could not be installed: this process is out of fds) or
+ * -EPROTO (malformed: wrong size, truncated control data, more than
  * SHM_MSG_FDS_MAX fds, bad magic/version/type; any fds received are
  * closed).
  */
@@ -256,6 +287,14 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 		}
 	}
 
+	if ((mh.msg_flags & MSG_CTRUNC) && !(mh.msg_flags & MSG_TRUNC) &&
+	    shm_out_of_fds()) {
+		/* The peer's fds could not be installed: our limit, not its
+		 * fault. */
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		return -EMFILE;
+	}
 	if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
 	    n != (ssize_t)sizeof(*msg) ||
 	    msg->magic != SHM_PROTO_MAGIC ||
@@ -306,6 +345,43 @@ shm_sock_close(int sock)
 
 /* ----------------------------------------------- DPU: listen and route */
 
+bool
+shm_ratelimit_ok(struct shm_ratelimit *rl, const char *what)
+{
+	uint64_t now = rte_get_timer_cycles();
+	uint32_t left_out = 0;
+	bool ok;
+
+	rte_spinlock_lock(&rl->lock);
+	if (now >= rl->window_end) {
+		left_out = rl->suppressed;
+		rl->window_end = now + rte_get_timer_hz();
+		rl->in_window = 0;
+		rl->suppressed = 0;
+	}
+	ok = rl->in_window < SHM_LOG_BURST;
+	if (ok)
+		rl->in_window++;
+	else
+		rl->suppressed++;
+	rte_spinlock_unlock(&rl->lock);
+	if (left_out != 0)
+		SHM_LOG(WARNING, "%s: %u more like this in the last second, not logged",
+			what, left_out);
+	return ok;
+}
+
+void
+shm_sanitize(char *s, size_t size)
+{
+	size_t i;
+
+	s[size - 1] = '\0';
+	for (i = 0; s[i] != '\0'; i++)
+		if (s[i] < 0x20 || s[i] > 0x7e)
+			s[i] = '?';
+}
+
 void
 shm_pending_free(struct shm_pending *p)
 {
@@ -314,6 +390,7 @@ shm_pending_free(struct shm_pending *p)
 	if (p->sock >= 0)
 		shm_sock_close(p->sock);
 	rte_intr_instance_free(p->intr);
+	__atomic_fetch_sub(&p->rep->nb_handshakes, 1, __ATOMIC_RELAXED);
 	free(p);
 }
 
@@ -328,6 +405,26 @@ shm_rep_find_server(struct shm_rep *rep, const char *name)
 	return NULL;
 }
 
+/* Refuse a client with a REJECT, the reason logged (rate-limited per
+ * function). */
+void
+shm_rep_refuse(struct shm_rep *rep, int sock, int level, int err,
+		const char *fmt, ...)
+{
+	char why[SHM_REASON_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (level <= (int)RTE_LOG_NOTICE &&
+	    !shm_ratelimit_ok(&rep->refusals, "refused clients"))
+		level = RTE_LOG_DEBUG;
+	SHM_LOG_AT((uint32_t)level, "%s: refused a client on %s: %s",
+		rep->dev->cdev->data->dev_name, rep->name, why);
+	shm_send_reject(sock, err, "%s", why);
+}
+
 /* Interrupt thread: a pending socket is readable, expect HELLO. Runs under
  * rep->lock so that shm_rep_close() and the routing never race; once the
  * rep is closing, it leaves the socket to shm_rep_close(). */
@@ -337,6 +434,7 @@ shm_hello_cb(void *arg)
 	struct shm_pending *p = arg;
 	struct shm_rep *rep = p->rep;
 	struct shm_msg_hello *h = &p->hello.hello;
+	char name[SHM_NAME_MAX];
 	struct shm_server *ss;
 	int fds[SHM_MSG_FDS_MAX];
 	int ret, nfds, i;
@@ -362,9 +460,15 @@ shm_hello_cb(void *arg)
 	rte_intr_callback_unregister_pending(p->intr, shm_hello_cb, p, NULL);
 	if (ret < 0) {
 		rte_spinlock_unlock(&rep->lock);
-		SHM_LOG(NOTICE, "%s: dropped a client on %s before HELLO: %s",
-			rep->dev->cdev->data->dev_name, rep->name,
-			ret == -EPROTO ? "malformed message" : "closed");
+		if (ret == -EMFILE)
+			shm_rep_refuse(rep, p->sock, RTE_LOG_ERR, EMFILE,
+				"the DPU is out of file descriptors (ulimit -n)");
+		else if (ret == -EPROTO)
+			shm_rep_refuse(rep, p->sock, RTE_LOG_NOTICE, EPROTO,
+				"malformed HELLO");
+		else
+			SHM_LOG(DEBUG, "%s: a client on %s left before HELLO",
+				rep->dev->cdev->data->dev_name, rep->name);
 		shm_pending_free(p);
 		return;
 	}
@@ -378,11 +482,85 @@ shm_hello_cb(void *arg)
 		return;
 	}
 	rte_spinlock_unlock(&rep->lock);
-	SHM_LOG(DEBUG, "%s: client on %s asked for server \"%s\": no such server",
-		rep->dev->cdev->data->dev_name, rep->name, h->server_name);
-	shm_send_reject(p->sock, ENOENT, "no server \"%s\" on function %s",
-			h->server_name, rep->name);
+	/* A name the peer chose: printable in the log. */
+	memcpy(name, h->server_name, sizeof(name));
+	shm_sanitize(name, sizeof(name));
+	shm_rep_refuse(rep, p->sock, RTE_LOG_DEBUG, ENOENT,
+		"no server \"%s\" on function %s", name, rep->name);
 	shm_pending_free(p);
+}
+
+/* Under rep->lock: drop the pending sockets whose time to say HELLO is up;
+ * how many. */
+static unsigned int
+shm_rep_expire(struct shm_rep *rep, uint64_t now)
+{
+	struct shm_pending *p, *tmp;
+	unsigned int n = 0;
+
+	RTE_TAILQ_FOREACH_SAFE(p, &rep->pending, next, tmp) {
+		if (now < p->deadline)
+			continue;
+		TAILQ_REMOVE(&rep->pending, p, next);
+		rep->nb_pending--;
+		/* Not inside p's callback (this is the listening socket's):
+		 * it is not running. */
+		rte_intr_callback_unregister(p->intr, shm_hello_cb, p);
+		shm_pending_free(p);
+		n++;
+	}
+	return n;
+}
+
+/* Interrupt thread, out of fds: take the next client with the spare fd
+ * and tell it why; false if even that failed (stop accepting for now). */
+static bool
+shm_rep_refuse_no_fd(struct shm_rep *rep)
+{
+	int sock;
+
+	if (rep->spare_fd < 0)
+		return false;
+	close(rep->spare_fd);
+	rep->spare_fd = -1;
+	sock = accept4(rep->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (sock >= 0) {
+		shm_rep_refuse(rep, sock, RTE_LOG_ERR, EMFILE,
+			"the DPU is out of file descriptors (ulimit -n)");
+		close(sock);
+	}
+	rep->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return sock >= 0 && rep->spare_fd >= 0;
+}
+
+static void shm_listen_cb(void *arg);
+
+#define SHM_LISTEN_PAUSE_US 100000
+
+static void
+shm_listen_resume(void *arg)
+{
+	struct shm_rep *rep = arg;
+
+	if (rep->spare_fd < 0)
+		rep->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (rte_intr_callback_register(rep->intr, shm_listen_cb, rep) < 0)
+		rte_eal_alarm_set(SHM_LISTEN_PAUSE_US, shm_listen_resume, rep);
+	else
+		__atomic_store_n(&rep->listen_paused, false, __ATOMIC_RELEASE);
+}
+
+static void
+shm_listen_pause(struct shm_rep *rep)
+{
+	if (shm_ratelimit_ok(&rep->refusals, "refused clients"))
+		SHM_LOG(ERR, "%s: out of file descriptors: not taking clients on %s for %u ms (raise ulimit -n)",
+			rep->dev->cdev->data->dev_name, rep->name,
+			SHM_LISTEN_PAUSE_US / 1000);
+	__atomic_store_n(&rep->listen_paused, true, __ATOMIC_RELEASE);
+	rte_intr_callback_unregister_pending(rep->intr, shm_listen_cb, rep,
+			NULL);
+	rte_eal_alarm_set(SHM_LISTEN_PAUSE_US, shm_listen_resume, rep);
 }
 
 /* Interrupt thread: the function's listening socket is readable. */
@@ -390,21 +568,33 @@ static void
 shm_listen_cb(void *arg)
 {
 	struct shm_rep *rep = arg;
+	const struct shm_quota *q = &rep->dev->quota;
 	struct shm_pending *p;
 	int sock;
 
 	for (;;) {
 		sock = accept4(rep->listen_fd, NULL, NULL,
 				SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (sock < 0)
+		if (sock < 0) {
+			if (errno != EMFILE && errno != ENFILE)
+				return; /* EAGAIN: done */
+			if (shm_rep_refuse_no_fd(rep))
+				continue;
+			/* Out of fds even for the spare: stop listening
+			 * for a while rather than spin on a readable
+			 * socket. */
+			shm_listen_pause(rep);
 			return;
+		}
 		rte_spinlock_lock(&rep->lock);
-		if (rep->nb_pending >= SHM_MAX_PENDING) {
+		if (__atomic_load_n(&rep->nb_handshakes, __ATOMIC_RELAXED) >=
+		    q->max_pending &&
+		    shm_rep_expire(rep, rte_get_timer_cycles()) == 0) {
 			rte_spinlock_unlock(&rep->lock);
-			SHM_LOG(WARNING, "%s: %u clients on %s have not said HELLO; refusing more",
-				rep->dev->cdev->data->dev_name, SHM_MAX_PENDING,
-				rep->name);
-			close(sock);
+			shm_rep_refuse(rep, sock, RTE_LOG_NOTICE, EAGAIN,
+				"%u handshakes in progress on %s, the DPU's limit (max_pending); retry",
+				q->max_pending, rep->name);
+			shm_sock_close(sock);
 			continue;
 		}
 		p = calloc(1, sizeof(*p));
@@ -418,12 +608,17 @@ shm_listen_cb(void *arg)
 			if (p != NULL)
 				rte_intr_instance_free(p->intr);
 			free(p);
+			shm_rep_refuse(rep, sock, RTE_LOG_ERR, ENOMEM,
+				"the DPU is out of memory");
 			close(sock);
 			continue;
 		}
+		__atomic_fetch_add(&rep->nb_handshakes, 1, __ATOMIC_RELAXED);
 		p->rep = rep;
 		p->sock = sock;
 		p->mailbox_fd = -1;
+		p->deadline = rte_get_timer_cycles() +
+			rte_get_timer_hz() * q->handshake_ms / 1000;
 		if (rte_intr_callback_register(p->intr, shm_hello_cb, p) < 0) {
 			rte_spinlock_unlock(&rep->lock);
 			shm_pending_free(p);
@@ -435,46 +630,114 @@ shm_listen_cb(void *arg)
 	}
 }
 
+/*
+ * The folder of the link sockets: its permissions stand in for the
+ * isolation of PCIe, so only this user may change it (and what is in it).
+ * It must be a directory (not a link) owned by the effective user, with no
+ * permission for group or others; one the driver creates is so.
+ */
+int
+shm_dir_check(const char *path, char *why, size_t why_len)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0) {
+		snprintf(why, why_len, "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, why_len, "%s is not a directory", path);
+		return -ENOTDIR;
+	}
+	if (st.st_uid != geteuid()) {
+		snprintf(why, why_len, "%s belongs to uid %u, not to this user (uid %u); remove it or use another path=",
+			path, (unsigned int)st.st_uid, (unsigned int)geteuid());
+		return -EPERM;
+	}
+	if ((st.st_mode & 0077) != 0) {
+		snprintf(why, why_len, "%s has mode %04o, looser than 0700; chmod 0700 it or use another path=",
+			path, (unsigned int)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* A socket file in that folder is ours, and (@p strict) 0600; -ENOENT if
+ * absent. */
+int
+shm_sock_file_check(const char *path, bool strict, char *why, size_t why_len)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return -errno;
+	if (!S_ISSOCK(st.st_mode)) {
+		snprintf(why, why_len, "%s is in the way (not a socket)", path);
+		return -EEXIST;
+	}
+	if (st.st_uid != geteuid() || (strict && (st.st_mode & 0077) != 0)) {
+		snprintf(why, why_len, "%s belongs to uid %u with mode %04o; only this user's 0600 sockets are trusted",
+			path, (unsigned int)st.st_uid,
+			(unsigned int)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* mkdir -p with 0700 for what it creates; the last one is checked. */
 static int
-shm_mkdir_p(const char *path)
+shm_mkdir_p(const char *path, char *why, size_t why_len)
 {
 	char buf[PATH_MAX];
 	char *s;
 
-	if (rte_strscpy(buf, path, sizeof(buf)) < 0)
+	if (rte_strscpy(buf, path, sizeof(buf)) < 0) {
+		snprintf(why, why_len, "path too long");
 		return -ENAMETOOLONG;
+	}
 	for (s = buf + 1; *s != '\0'; s++) {
 		if (*s != '/')
 			continue;
 		*s = '\0';
-		if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+		if (mkdir(buf, 0700) < 0 && errno != EEXIST) {
+			snprintf(why, why_len, "cannot create %s: %s", buf,
+				strerror(errno));
 			return -errno;
+		}
 		*s = '/';
 	}
-	if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+	if (mkdir(buf, 0700) < 0 && errno != EEXIST) {
+		snprintf(why, why_len, "cannot create %s: %s", buf,
+			strerror(errno));
 		return -errno;
-	return 0;
+	}
+	return shm_dir_check(path, why, why_len);
 }
 
 /* Remove a socket file left by a DPU process that died; refuse to steal one
  * that a live process still serves. */
 static int
-shm_reclaim_stale(const struct sockaddr_un *sa)
+shm_reclaim_stale(const struct sockaddr_un *sa, char *why, size_t why_len)
 {
-	struct stat st;
 	int s, ret;
 
-	if (lstat(sa->sun_path, &st) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISSOCK(st.st_mode))
-		return -EEXIST;
+	/* Ours to replace if stale, whatever its mode: only this user can
+	 * have made it in our folder. */
+	ret = shm_sock_file_check(sa->sun_path, false, why, why_len);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret < 0)
+		return ret;
 	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return -errno;
 	ret = connect(s, (const struct sockaddr *)sa, sizeof(*sa));
 	close(s);
-	if (ret == 0)
+	if (ret == 0) {
+		snprintf(why, why_len, "%s is served by another live process; use another path= or stop the other DPU process",
+			sa->sun_path);
 		return -EADDRINUSE;
+	}
 	if (unlink(sa->sun_path) < 0 && errno != ENOENT)
 		return -errno;
 	return 0;
@@ -485,33 +748,47 @@ shm_rep_listen(struct shm_rep *rep)
 {
 	const char *devname = rep->dev->cdev->data->dev_name;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un tmp = { .sun_family = AF_UNIX };
+	char why[SHM_REASON_MAX + PATH_MAX];
 	int ret, s;
 
-	ret = shm_mkdir_p(rep->dev->path);
+	ret = shm_mkdir_p(rep->dev->path, why, sizeof(why));
 	if (ret < 0) {
-		SHM_PROBE_ERR(devname, "cannot create directory %s: %s",
-			rep->dev->path, strerror(-ret));
+		SHM_PROBE_ERR(devname, "path=%s: %s", rep->dev->path, why);
 		return ret;
 	}
 	rte_strscpy(sa.sun_path, rep->sock_path, sizeof(sa.sun_path));
-	ret = shm_reclaim_stale(&sa);
+	ret = shm_reclaim_stale(&sa, why, sizeof(why));
 	if (ret < 0) {
-		SHM_PROBE_ERR(devname, "%s is %s; use another path= or stop the other DPU process",
-			rep->sock_path, ret == -EADDRINUSE ?
-			"served by another live process" :
-			"in the way (not a stale socket)");
+		SHM_PROBE_ERR(devname, "%s", why);
 		return ret;
 	}
+	rep->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return -errno;
-	if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    chmod(sa.sun_path, 0600) < 0 || listen(s, 128) < 0) {
+	if (s < 0 || rep->spare_fd < 0) {
+		ret = -errno;
+		if (s >= 0)
+			close(s);
+		SHM_PROBE_ERR(devname, "cannot open sockets: %s", strerror(-ret));
+		return ret;
+	}
+	/* Bound under a temporary name, made 0600, listening, then renamed
+	 * into place: a host never finds the socket with the mode bind()
+	 * gave it. (The folder is ours and closed to others: nobody else
+	 * can touch either name meanwhile.) */
+	/* "<path>/.tN" is shorter than "<path>/pf0.sock", which fits. */
+	snprintf(tmp.sun_path, sizeof(tmp.sun_path), "%.*s/.t%u",
+		(int)(sizeof(tmp.sun_path) - 8), rep->dev->path,
+		(unsigned int)(rep - rep->dev->reps) % 100);
+	unlink(tmp.sun_path);
+	if (bind(s, (struct sockaddr *)&tmp, sizeof(tmp)) < 0 ||
+	    chmod(tmp.sun_path, 0600) < 0 || listen(s, 128) < 0 ||
+	    rename(tmp.sun_path, sa.sun_path) < 0) {
 		ret = -errno;
 		SHM_PROBE_ERR(devname, "cannot listen on %s: %s",
 			rep->sock_path, strerror(-ret));
 		close(s);
-		unlink(sa.sun_path);
+		unlink(tmp.sun_path);
 		return ret;
 	}
 	rep->intr = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
@@ -536,6 +813,7 @@ shm_rep_close(struct shm_rep *rep)
 	struct shm_pending *p;
 
 	if (rep->intr != NULL) {
+		rte_eal_alarm_cancel(shm_listen_resume, rep);
 		rte_intr_callback_unregister_sync(rep->intr, shm_listen_cb, rep);
 		rte_intr_instance_free(rep->intr);
 		rep->intr = NULL;
@@ -545,6 +823,9 @@ shm_rep_close(struct shm_rep *rep)
 		unlink(rep->sock_path);
 		rep->listen_fd = -1;
 	}
+	if (rep->spare_fd >= 0)
+		close(rep->spare_fd);
+	rep->spare_fd = -1;
 	/* The listener is gone, so no new pending socket appears; with
 	 * closing set, hello callbacks leave the list alone. Unregistering
 	 * waits for a running one to return. */

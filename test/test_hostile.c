@@ -1,0 +1,460 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 Comch on DPDK authors
+ */
+
+/*
+ * A hostile host, second round: attacks by class against the DPU side of
+ * comch_shm, each while an honest client of the same host function keeps
+ * exchanging messages with the DPU (an echo served by this test's DPU
+ * loop). For every case: the DPU process survives, the honest client's
+ * messages come back exactly once and in order, and it keeps making
+ * progress while the attack goes on (the guard that calls a stall a stall
+ * is generous: nothing here measures time).
+ *
+ * The attacker speaks the wire protocol by hand (evil_peer.h). The DPU
+ * device runs with small quotas (devargs) so that exhausting them is
+ * quick.
+ */
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <rte_memory.h>
+
+#include "evil_peer.h"
+
+static char link_dir[64];
+static int16_t dpu, host;
+static struct rte_comch_server *srv;
+
+/* ------------------------------------------------ fd race interposition */
+
+/*
+ * The peer resizes its memfd between two of the DPU's checks. This
+ * process holds the DPU, so the test interposes fcntl64() (the driver's
+ * F_GET_SEALS) and plays the peer's move exactly when the DPU reads the
+ * seals: shrink the file to 0 and seal it. A check that read the size
+ * before the seals would accept the fd and fault on first use (SIGBUS);
+ * one that reads the seals first sees an unsealed file and refuses.
+ */
+static int race_fd = -1;       /* the peer's copy of the file */
+static bool race_after;        /* move after the seal read instead */
+static unsigned int race_hits;
+
+static bool
+same_file(int a, int b)
+{
+	struct stat sa, sb;
+
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 &&
+		sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static int
+real_fcntl(int fd, int cmd, long arg)
+{
+	static int (*fn)(int, int, ...);
+
+	if (fn == NULL)
+		fn = (int (*)(int, int, ...))(uintptr_t)dlsym(RTLD_NEXT,
+				"fcntl64");
+	return fn(fd, cmd, arg);
+}
+
+static void
+race_move(void)
+{
+	int fd = race_fd;
+
+	race_fd = -1;
+	race_hits++;
+	if (ftruncate(fd, 0) < 0 ||
+	    real_fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0)
+		printf("  race: the peer's move failed: %s\n", strerror(errno));
+}
+
+int fcntl64(int fd, int cmd, ...);
+int
+fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	long arg;
+	int ret;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, long);
+	va_end(ap);
+	if (cmd == F_GET_SEALS && race_fd >= 0 && fd != race_fd &&
+	    same_file(fd, race_fd)) {
+		if (!race_after) {
+			race_move();
+			return real_fcntl(fd, cmd, arg);
+		}
+		ret = real_fcntl(fd, cmd, arg);
+		race_move();
+		return ret;
+	}
+	return real_fcntl(fd, cmd, arg);
+}
+
+/* ------------------------------------------------------ the DPU side */
+
+/*
+ * The DPU's echo service: every message on every connection goes back on
+ * it. A reply that does not fit (the peer does not read) is held, one per
+ * connection, and nothing more is read from that connection until it
+ * went out: a peer that never reads stalls itself only.
+ */
+#define DPU_MAX_CONNS 64
+static struct dpu_conn {
+	struct rte_comch_conn *conn;
+	bool held;
+	uint32_t len;
+	uint8_t data[SHM_DEFAULT_MSG_SIZE];
+} dconns[DPU_MAX_CONNS];
+
+static struct {
+	unsigned int connects, disconnects;
+	int last_err;
+} ev;
+
+static void
+on_connect(struct rte_comch_server *s __rte_unused, struct rte_comch_conn *c,
+		void *a __rte_unused)
+{
+	unsigned int i;
+
+	ev.connects++;
+	for (i = 0; i < DPU_MAX_CONNS; i++) {
+		if (dconns[i].conn == NULL) {
+			dconns[i].conn = c;
+			dconns[i].held = false;
+			return;
+		}
+	}
+}
+
+static void
+on_disconnect(struct rte_comch_server *s, struct rte_comch_conn *c, int err,
+		void *a __rte_unused)
+{
+	unsigned int i;
+
+	ev.disconnects++;
+	ev.last_err = err;
+	for (i = 0; i < DPU_MAX_CONNS; i++)
+		if (dconns[i].conn == c)
+			dconns[i].conn = NULL;
+	rte_comch_server_disconnect(s, c);
+}
+
+static void
+dpu_serve(void)
+{
+	struct rte_comch_msg m[16];
+	unsigned int i;
+	int n, j;
+
+	rte_comch_server_poll(srv);
+	for (i = 0; i < DPU_MAX_CONNS; i++) {
+		struct dpu_conn *d = &dconns[i];
+
+		if (d->conn == NULL)
+			continue;
+		if (d->held) {
+			if (rte_comch_msg_send(d->conn, d->data, d->len) == -EAGAIN)
+				continue;
+			d->held = false;
+		}
+		n = rte_comch_msg_recv_burst(d->conn, m, RTE_DIM(m));
+		for (j = 0; j < n; j++) {
+			if (rte_comch_msg_send(d->conn, m[j].data, m[j].len) !=
+			    -EAGAIN)
+				continue;
+			/* hold this one; the rest of the burst is lost to
+			 * a peer that does not read: it stalls itself */
+			memcpy(d->data, m[j].data, m[j].len);
+			d->len = m[j].len;
+			d->held = true;
+			break;
+		}
+	}
+}
+
+/* ---------------------------------------------------- the honest client */
+
+/*
+ * A real comch_shm host device, client of the same server: it sends
+ * numbered messages (a window of 8 in flight) and checks every echo
+ * comes back once and in order.
+ */
+static struct {
+	struct rte_comch_client *cli;
+	struct rte_comch_conn *conn;
+	uint64_t sent, echoed;
+	bool bad;
+} honest;
+
+static int
+honest_open(void)
+{
+	struct rte_comch_client_conf conf = { .server_name = "evil" };
+	uint64_t dl = test_deadline(10);
+
+	memset(&honest, 0, sizeof(honest));
+	honest.cli = rte_comch_client_create(host, &conf);
+	CHECK(honest.cli != NULL, "honest client");
+	CHECK_OK(rte_comch_client_start(honest.cli));
+	while (rte_comch_client_state(honest.cli, NULL) ==
+	       RTE_COMCH_STATE_STARTING && !test_expired(dl)) {
+		dpu_serve();
+		rte_comch_client_poll(honest.cli);
+	}
+	CHECK_EQ(rte_comch_client_state(honest.cli, NULL),
+		RTE_COMCH_STATE_RUNNING);
+	honest.conn = rte_comch_client_conn(honest.cli);
+	return 0;
+}
+
+static void
+honest_step(void)
+{
+	struct rte_comch_msg m[8];
+	uint64_t v;
+	int n, i;
+
+	rte_comch_client_poll(honest.cli);
+	while (honest.sent - honest.echoed < 8 &&
+	       rte_comch_msg_send(honest.conn, &honest.sent,
+			sizeof(honest.sent)) == 0)
+		honest.sent++;
+	n = rte_comch_msg_recv_burst(honest.conn, m, RTE_DIM(m));
+	if (n < 0)
+		honest.bad = true;
+	for (i = 0; i < n; i++) {
+		memcpy(&v, m[i].data, sizeof(v));
+		if (m[i].len != sizeof(v) || v != honest.echoed) {
+			printf("  honest: echo %" PRIu64 " (len %u) where %" PRIu64 " was due\n",
+				v, m[i].len, honest.echoed);
+			honest.bad = true;
+		}
+		honest.echoed++;
+	}
+}
+
+/* One turn of everybody but the attacker. */
+static void
+tick(void)
+{
+	dpu_serve();
+	honest_step();
+}
+
+/* The honest client got @p n more echoes, all right (failure guard 10 s
+ * with no progress at all: a stall). */
+static int
+honest_progress(uint64_t n)
+{
+	uint64_t want = honest.echoed + n, last = honest.echoed;
+	uint64_t dl = test_deadline(10);
+
+	while (honest.echoed < want && !honest.bad) {
+		tick();
+		if (honest.echoed != last) {
+			last = honest.echoed;
+			dl = test_deadline(10);
+		}
+		CHECK(!test_expired(dl), "honest client stalled at %" PRIu64
+			" echoes", honest.echoed);
+	}
+	CHECK(!honest.bad, "honest client saw loss or disorder");
+	return 0;
+}
+
+static int
+honest_close(void)
+{
+	uint64_t dl = test_deadline(10);
+
+	/* drain what is in flight */
+	while (honest.echoed != honest.sent && !honest.bad &&
+	       !test_expired(dl)) {
+		dpu_serve();
+		rte_comch_client_poll(honest.cli);
+		honest_step();
+		honest.sent = RTE_MIN(honest.sent, honest.echoed + 8);
+	}
+	CHECK(!honest.bad, "honest client saw loss or disorder");
+	CHECK_OK(rte_comch_client_stop(honest.cli));
+	CHECK_OK(rte_comch_client_destroy(honest.cli));
+	memset(&honest, 0, sizeof(honest));
+	return 0;
+}
+
+/* Tick until @p cond (failure guard @p seconds). */
+#define TICK_UNTIL(cond, seconds) do { \
+	uint64_t dl_ = test_deadline(seconds); \
+	while (!(cond) && !test_expired(dl_)) \
+		tick(); \
+	CHECK(cond, "timed out waiting for %s", #cond); \
+} while (0)
+
+/* ------------------------------------------------------------- cases */
+
+/*
+ * Class 1: a memfd resized between the DPU's checks. HELLO's mailbox and
+ * both fds of a consumer announcement, with the peer's move just before
+ * and just after the DPU reads the seals.
+ */
+static int
+case_fd_resized_in_check(void)
+{
+	struct shm_ring_geom g;
+	struct shm_msg m;
+	struct evil e;
+	int fd, after, t, err;
+
+	shm_ring_geom_init(&g, 16, SHM_DEFAULT_MSG_SIZE);
+	for (after = 0; after < 2; after++) {
+		/* HELLO's mailbox: of the right size, not sealed */
+		race_after = after;
+		race_hits = 0;
+		fd = memfd_create("hostile", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+		CHECK(fd >= 0 && ftruncate(fd, (off_t)g.mailbox_size) == 0,
+			"memfd");
+		race_fd = fd;
+		e.sock = raw_connect(link_dir);
+		CHECK(e.sock >= 0, "connect");
+		hello_init(&m, 16, g.mailbox_size);
+		CHECK_OK(raw_send(e.sock, &m, sizeof(m), &fd, 1));
+		t = -1;
+		{
+			uint64_t dl = test_deadline(10);
+
+			while (race_hits == 0 && !test_expired(dl))
+				tick();
+		}
+		CHECK_EQ(race_hits, 1);
+		t = raw_answer(&e, srv, &err);
+		CHECK_EQ(t, SHM_MSG_REJECT);
+		CHECK_EQ(err, EPROTO);
+		close(e.sock);
+		close(fd);
+		race_fd = -1;
+		CHECK_OK(honest_progress(100));
+
+		/* a consumer announcement: its ring fd (k = 0), its memory
+		 * fd (k = 1) */
+		for (t = 0; t < 2; t++) {
+			size_t rs = ring_size_of(8);
+			int fds[2];
+			void *map;
+
+			memset(&ev, 0, sizeof(ev));
+			race_hits = 0;
+			CHECK_OK(evil_open(&e, link_dir, srv));
+			TICK_UNTIL(ev.connects == 1, 10);
+			fds[0] = memfd_create("hostile", MFD_CLOEXEC |
+					MFD_ALLOW_SEALING);
+			CHECK(fds[0] >= 0 && ftruncate(fds[0], (off_t)rs) == 0,
+				"ring memfd");
+			CHECK_OK(sealed_memfd(4096, false, &fds[1], &map));
+			munmap(map, 4096);
+			/* only the raced one is unsealed */
+			CHECK_OK(real_fcntl(fds[1 - t], F_ADD_SEALS,
+				F_SEAL_SHRINK | F_SEAL_GROW));
+			race_fd = fds[t];
+			CHECK_OK(send_consumer_add(&e, 1, 8, 32, rs, 4096, fds,
+					2));
+			TICK_UNTIL(race_hits == 1, 10);
+			TICK_UNTIL(ev.disconnects == 1, 10);
+			CHECK_EQ(ev.last_err, -EPROTO);
+			CHECK(test_log_has("malformed or unexpected message from the peer: CONSUMER_ADD 1: region"),
+				"reason logged");
+			race_fd = -1;
+			close(fds[0]);
+			close(fds[1]);
+			evil_close(&e);
+			CHECK_OK(honest_progress(100));
+		}
+	}
+	race_after = false;
+	return 0;
+}
+
+static int
+run_case(const char *name, int (*fn)(void))
+{
+	int ret;
+
+	printf("== hostile/%s\n", name);
+	fflush(stdout);
+	memset(&ev, 0, sizeof(ev));
+	test_log_reset();
+	ret = honest_open();
+	if (ret == 0)
+		ret = honest_progress(100);
+	if (ret == 0)
+		ret = fn();
+	if (ret == 0)
+		ret = honest_progress(1000);
+	if (ret == 0)
+		ret = honest_close();
+	printf("%s hostile/%s\n", ret == 0 ? "ok" : "FAILED", name);
+	fflush(stdout);
+	return ret;
+}
+
+int
+main(int argc __rte_unused, char **argv)
+{
+	static const struct test_case cases[] = {
+		{ "fd_resized_in_check", case_fd_resized_in_check },
+	};
+	struct rte_comch_server_conf conf = { .name = "evil",
+		.connect_cb = on_connect, .disconnect_cb = on_disconnect };
+	int fds0, fds1, failed = 0;
+	char args[256];
+	size_t i;
+
+	test_log_capture_init();
+	if (test_eal_init(argv[0], "hostile", "0", NULL) < 0 ||
+	    test_mkdtemp(link_dir, sizeof(link_dir)) < 0)
+		return 1;
+	snprintf(args, sizeof(args), "role=dpu,path=%s", link_dir);
+	if (rte_vdev_init("comch_shm_dpu", args) < 0)
+		return 1;
+	snprintf(args, sizeof(args), "role=host,path=%s", link_dir);
+	if (rte_vdev_init("comch_shm_host", args) < 0)
+		return 1;
+	dpu = (int16_t)rte_comch_get_dev_id_by_name("comch_shm_dpu");
+	host = (int16_t)rte_comch_get_dev_id_by_name("comch_shm_host");
+	srv = rte_comch_server_create(dpu, &conf);
+	if (srv == NULL || rte_comch_server_start(srv) < 0)
+		return 1;
+	fds0 = test_count_fds();
+	for (i = 0; i < RTE_DIM(cases); i++)
+		failed += run_case(cases[i].name, cases[i].fn) != 0;
+	/* nothing the attacks left behind */
+	{
+		uint64_t dl = test_deadline(5);
+
+		while ((fds1 = test_count_fds()) != fds0 && !test_expired(dl))
+			dpu_serve();
+	}
+	if (fds1 != fds0) {
+		printf("FAILED: %d fds before, %d after\n", fds0, fds1);
+		failed++;
+	}
+	rte_comch_server_stop(srv);
+	rte_comch_server_destroy(srv);
+	rte_eal_cleanup();
+	rmdir(link_dir);
+	printf("hostile: %zu cases, %d failed\n", RTE_DIM(cases), failed);
+	return failed == 0 ? 0 : 1;
+}
