@@ -37,7 +37,7 @@ if [ "$sanitize" != none ]; then
 	exit 77
 fi
 
-for tool in meson ninja pkg-config cc readelf timeout; do
+for tool in meson ninja pkg-config cc readelf ldd timeout; do
 	command -v $tool > /dev/null || { echo "FAIL: $tool not found"; exit 1; }
 done
 
