@@ -207,7 +207,7 @@ prefixes+=("inst-n-$$")
 timeout 60 "$nodrv" -l 0 "${EAL[@]}" --file-prefix "inst-n-$$" \
 	--vdev=comch_shm0,role=dpu,path="$sock/n" > "$tmp/nodrv.log" 2>&1
 rc=$?
-hint="hint: no comch driver is loaded for comch_shm0: link librte_comch_shm with -Wl,--no-as-needed (pkg-config --libs libcomch does) or load it with -d $libdir/librte_comch_shm.so"
+hint="hint: if EAL could not parse comch_shm0, no comch driver is loaded: link librte_comch_shm with -Wl,--no-as-needed (pkg-config --libs libcomch does) or load it with -d $libdir/librte_comch_shm.so"
 if [ $rc -eq 0 ] || [ $rc -ge 124 ] || ! grep -qxF "$hint" "$tmp/nodrv.log"; then
 	cat "$tmp/nodrv.log"
 	fail "without the driver: expected EAL init to fail (rc $rc) with: $hint"

@@ -11,10 +11,14 @@
  * when the driver probes there.
  */
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_devargs.h>
 #include <rte_eal.h>
@@ -279,9 +283,28 @@ rte_comch_devargs_check(char *why, size_t size)
 	return n;
 }
 
+/* Where the comch_shm driver is, if it was installed beside this library
+ * (as meson install does). */
+static void
+comch_driver_path(char *path, size_t size)
+{
+	char lib[PATH_MAX], cand[PATH_MAX + 32];
+	Dl_info dli;
+
+	snprintf(path, size, "<dir>/librte_comch_shm.so");
+	if (dladdr((void *)(uintptr_t)rte_comch_devargs_hint, &dli) == 0 ||
+	    dli.dli_fname == NULL)
+		return;
+	snprintf(lib, sizeof(lib), "%s", dli.dli_fname);
+	snprintf(cand, sizeof(cand), "%s/librte_comch_shm.so", dirname(lib));
+	if (access(cand, R_OK) == 0 && strlen(cand) < size)
+		memcpy(path, cand, strlen(cand) + 1);
+}
+
 int
 rte_comch_devargs_hint(int argc, char * const *argv, char *buf, size_t size)
 {
+	char path[PATH_MAX];
 	const char *v;
 	int i;
 
@@ -301,8 +324,9 @@ rte_comch_devargs_hint(int argc, char * const *argv, char *buf, size_t size)
 			continue;
 		if (!comch_devargs_name(v))
 			continue;
-		snprintf(buf, size, "hint: if EAL could not parse %.*s, no comch driver is loaded: link librte_comch_shm with -Wl,--no-as-needed (pkg-config --libs libcomch does) or load it with -d <dir>/librte_comch_shm.so",
-			(int)strcspn(v, ","), v);
+		comch_driver_path(path, sizeof(path));
+		snprintf(buf, size, "hint: if EAL could not parse %.*s, no comch driver is loaded: link librte_comch_shm with -Wl,--no-as-needed (pkg-config --libs libcomch does) or load it with -d %s",
+			(int)strcspn(v, ","), v, path);
 		return 1;
 	}
 	return 0;

@@ -268,10 +268,11 @@ int16_t rte_comch_next_dev(int16_t start_dev_id);
  * @param argc, argv
  *   The arguments about to be given to rte_eal_init().
  * @param[out] buf
- *   Receives the hint (a line, no newline), or "" when no comch --vdev
- *   is given.
+ *   Receives the hint (a line, no newline: how to link the driver, or
+ *   load it with -d, naming its file when it is installed beside this
+ *   library), or "" when no comch --vdev is given.
  * @param size
- *   Size of @p buf (256 bytes is enough).
+ *   Size of @p buf (PATH_MAX + 256 bytes is enough).
  * @return
  *   1 if a hint was written, 0 if none applies, -EINVAL if @p buf is NULL
  *   or @p size is 0.

@@ -21,17 +21,13 @@
  * Every wait has a --timeout deadline (default 60 s).
  */
 
-/* dladdr(), for the path in the hint; before any system header. */
-#define _GNU_SOURCE
 /* The comch API is experimental: like DPDK, its functions are only usable
  * when the application defines this before including the headers (or
  * passes -DALLOW_EXPERIMENTAL_API). */
 #define ALLOW_EXPERIMENTAL_API
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -46,50 +42,6 @@
 #include <rte_errno.h>
 
 #define SERVER_NAME "comch_outside"
-#define MAX_ARGS 128
-
-/*
- * rte_eal_init() fails with ENODEV ("failed to parse device") when a --vdev
- * names a driver that no loaded library registered: the comch driver was
- * dropped at link time (--as-needed, when the program calls none of its
- * functions) and not loaded with -d either. Name the fix in one line; the
- * path is where librte_comch.so itself was loaded from, if the driver is
- * there too.
- */
-static void
-hint_missing_driver(int argc, char **argv)
-{
-	char path[PATH_MAX] = "<path>/librte_comch_shm.so";
-	const char *dev = NULL;
-	Dl_info dli;
-	int i;
-
-	for (i = 1; i < argc && dev == NULL; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			break;
-		if (strncmp(argv[i], "--vdev=", 7) == 0)
-			dev = argv[i] + 7;
-		else if (strcmp(argv[i], "--vdev") == 0 && i + 1 < argc)
-			dev = argv[++i];
-		if (dev != NULL && strncmp(dev, "comch_", 6) != 0)
-			dev = NULL;
-	}
-	if (dev == NULL)
-		return;
-	if (dladdr((void *)(uintptr_t)rte_comch_dev_count, &dli) != 0 &&
-	    dli.dli_fname != NULL) {
-		char lib[PATH_MAX], cand[PATH_MAX];
-
-		snprintf(lib, sizeof(lib), "%s", dli.dli_fname);
-		snprintf(cand, sizeof(cand), "%s/librte_comch_shm.so", dirname(lib));
-		if (access(cand, R_OK) == 0)
-			snprintf(path, sizeof(path), "%s", cand);
-	}
-	fprintf(stderr, "hint: no comch driver is loaded for %.*s: link "
-		"librte_comch_shm with -Wl,--no-as-needed (pkg-config --libs "
-		"libcomch does) or load it with -d %s\n",
-		(int)strcspn(dev, ","), dev, path);
-}
 
 static uint64_t deadline;
 
@@ -323,21 +275,26 @@ main(int argc, char **argv)
 	struct rte_comch_dev_info info;
 	unsigned long rounds = 100;
 	double timeout = 60;
-	char *eal_argv[MAX_ARGS];
+	char hint[PATH_MAX + 256];
 	int16_t dev_id = -1, id;
-	int ret, opt, eal_argc;
+	int ret, opt;
 	char *end;
 
-	/* EAL may reorder argv; keep what the user gave for the hint. */
-	eal_argc = argc < MAX_ARGS ? argc : MAX_ARGS;
-	memcpy(eal_argv, argv, sizeof(*argv) * (size_t)eal_argc);
+	/* What to say if EAL cannot parse a comch --vdev (the driver not
+	 * loaded): worked out before, as EAL rewrites argv when it fails. */
+	rte_comch_devargs_hint(argc, argv, hint, sizeof(hint));
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
-		int err = rte_errno;
-
-		fprintf(stderr, "cannot initialise EAL: %s\n", rte_strerror(err));
-		if (err == ENODEV)
-			hint_missing_driver(eal_argc, eal_argv);
+		fprintf(stderr, "cannot initialise EAL: %s\n",
+			rte_strerror(rte_errno));
+		if (hint[0] != '\0')
+			fprintf(stderr, "%s\n", hint);
+		return EXIT_FAILURE;
+	}
+	/* A comch --vdev EAL parsed but the driver refused (a bad value):
+	 * EAL carries on; we do not. */
+	if (rte_comch_devargs_check(hint, sizeof(hint)) < 0) {
+		fprintf(stderr, "%s\n", hint);
 		return EXIT_FAILURE;
 	}
 	argc -= ret;
