@@ -41,19 +41,18 @@ def load(out):
             role = "" if r["role"] == "host" else "_" + r["role"]
             if r["test"] == "conn-rate":
                 add(f"comch_conn_rate_{r.get('connections', 1)}conns",
-                    r["mpps"] * 1e6, "per_s")
+                    r["conn_per_s"], "per_s")
                 continue
             if r.get("connections", 1) > 1 or r.get("queues", 1) > 1:
                 role += f"_{r['connections']}x{r['queues']}"
             touch = "_touch" if r.get("touch") else ""
             base = f"comch{role}_{t}_{size_name(r['size'])}{touch}"
             if r["test"].endswith("lat"):
-                lat = r["lat_ns"]
-                for q in ("p50", "p90", "p99", "p999", "max"):
-                    add(f"{base}_rtt_{q}", lat[q] / 1000.0, "us")
+                for q in ("min", "mean", "p50", "p90", "p99", "p999", "max"):
+                    add(f"{base}_rtt_{q}", r[f"lat_{q}_ns"] / 1000.0, "us")
             else:
-                add(f"{base}_rate", r["mpps"], "Mmsg/s")
-                add(f"{base}_bw", r["gbps"] / 8, "GB/s")
+                add(f"{base}_rate", r["rate_mmsg_per_s"], "Mmsg/s")
+                add(f"{base}_bw", r["bw_gbyte_per_s"], "GB/s")
             if r["sent"] != r.get("peer_received", r["sent"]):
                 add(f"{base}_lost", r["sent"] - r["peer_received"], "msgs")
     for path in sorted(glob.glob(os.path.join(out, "comch_scale_*.txt")) +
@@ -76,7 +75,7 @@ def paired_ratios(out):
             r = json.loads(line)
             if r.get("lcore", "all") != "all" or not r["role"].startswith("cmp_"):
                 continue
-            v = r["lat_ns"]["p50"] if "lat_ns" in r else r["mpps"]
+            v = r["lat_p50_ns"] if "lat_p50_ns" in r else r["rate_mmsg_per_s"]
             seq.setdefault((r["role"], r["test"], r["size"]), []).append(v)
     ratios = {}
     for (role, test, size), prim in seq.items():
