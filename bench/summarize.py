@@ -199,6 +199,7 @@ def draw(out, med):
     # column of series i: rate 3 + 2 i, bandwidth 4 + 2 i; memcpy last
     col = {k.split("_{n}")[0] + k.split("{n}")[1]: 3 + 2 * i
            for i, k in enumerate(SERIES)}
+    memcpy_col = 3 + 2 * len(SERIES)
     styles = [
         # series, title, style (lines for sweeps over sizes, points alone)
         ("comch_fp_tput", "comch fast path", "lp lw 2.5 lc rgb '#1f5fbf' dt 1 pt 7 ps 1.3"),
@@ -211,13 +212,28 @@ def draw(out, med):
         ("ucx_tag_bw", "UCX tag_bw (posix)", "lp lw 1.5 lc rgb '#9467bd' dt 4 pt 12 ps 1.8"),
     ]
 
+    # only what this run measured: gnuplot refuses a plot with no points
+    def has(path, c):
+        for line in open(path):
+            v = line.split()
+            if len(v) >= c and v[c - 1] != "?":
+                return True
+        return False
+
+    rb = os.path.join(out, "rate_bw.dat")
+    lat = os.path.join(out, "latency.dat")
+
     def plots(offset, extra):
-        lines = [f"'{out}/rate_bw.dat' u 1:{col[k] + offset} w {st} t '{t}'"
-                 for k, t, st in styles]
+        lines = [f"'{rb}' u 1:{col[k] + offset} w {st} t '{t}'"
+                 for k, t, st in styles if has(rb, col[k] + offset)]
         return ", \\\n     ".join(lines + extra)
 
-    memcpy_col = 3 + 2 * len(SERIES)
-    script = f"""
+    script = ""
+    rate, bw = plots(0, []), plots(1, [
+        f"'{rb}' u 1:{memcpy_col} w l lw 1.5 lc rgb '#7f7f7f' dt 5 t 'memcpy, one core (xcore)'"]
+        if has(rb, memcpy_col) else [])
+    if rate or bw:
+        script += f"""
 set terminal pngcairo size 1400,620 font 'sans,10' noenhanced
 set output '{out}/rate_bw.png'
 set datafile missing '?'
@@ -230,38 +246,53 @@ set xlabel 'message size'
 set format y '%g'
 set ytics 10
 set ytics add (0.002, 0.005, 0.02, 0.05, 0.2, 0.5, 2, 5, 20, 50, 200, 500)
-set multiplot layout 1,2 title 'one producer core -> one consumer core, two processes (cores 0 and 1); medians of the run'
+set multiplot layout 1,2 title 'one producer core -> one consumer core, two processes on two cores; medians of the run'
 set ylabel 'messages per second (Mmsg/s, log)'
 set title 'rate'
 # the lines fall to the right: the key goes where they are not
 set key inside bottom left box opaque samplen 3 spacing 1.1
-plot {plots(0, [])}
+{"plot " + rate if rate else ""}
 set ylabel 'bandwidth (GB/s = 1e9 B/s, log)'
 set title 'bandwidth'
 set key inside bottom right box opaque samplen 3 spacing 1.1
-plot {plots(1, [f"'{out}/rate_bw.dat' u 1:{memcpy_col} w l lw 1.5 lc rgb '#7f7f7f' dt 5 t 'memcpy, one core (xcore)'"])}
+{"plot " + bw if bw else ""}
 unset multiplot
+"""
+    lat_plots = []
+    for c, title, style in (
+            (3, "comch control path (ctrl-lat)", "lw 2.5 lc rgb '#d95f02' dt 1 pt 7 ps 1.4"),
+            (4, "comch fast path (fp-lat)", "lw 2.5 lc rgb '#1f5fbf' dt 2 pt 5 ps 1.4")):
+        if has(lat, c):
+            # percentiles as a line (rows 0-4), the mean a point apart (row 5)
+            lat_plots += [f"'{lat}' every ::0::4 u 1:{c} w lp {style} t '{title}'",
+                          f"'{lat}' every ::5::5 u 1:{c} w p {style} notitle"]
+    if has(lat, 5):
+        lat_plots.append(f"'{lat}' u 1:5 w p lc rgb '#9467bd' pt 13 ps 2.2 t 'UCX tag_lat (2 x one-way)'")
+    if lat_plots:
+        lat_join = ", \\\n     ".join(lat_plots)
+        script += f"""
 set terminal pngcairo size 900,520 font 'sans,10' noenhanced
 set output '{out}/latency.png'
+set datafile missing '?'
 unset logscale x
 set logscale y 10
+set format y '%g'
+set ytics 10
+set ytics add (0.002, 0.005, 0.02, 0.05, 0.2, 0.5, 2, 5, 20, 50, 200, 500)
+set grid xtics ytics mytics lc rgb '#dddddd'
 set xrange [-0.5:5.5]
 set xtics ('min' 0, 'p50' 1, 'p90' 2, 'p99' 3, 'p99.9' 4, 'mean' 5)
 set arrow from 4.5, graph 0 to 4.5, graph 1 nohead dt 3 lc rgb '#999999'
 set xlabel 'percentile of the round trips (and the mean)'
 set ylabel 'round trip (us, log)'
 set key inside top left box opaque
-set title '64-byte round trip, two processes (cores 0 and 1)'
-# percentiles as lines (rows 0-4), the mean as a point of its own (row 5)
-plot '{out}/latency.dat' every ::0::4 u 1:3 w lp lw 2.5 lc rgb '#d95f02' dt 1 pt 7 ps 1.4 t 'comch control path (ctrl-lat)', \\
-     '' every ::5::5 u 1:3 w p lc rgb '#d95f02' pt 7 ps 1.4 notitle, \\
-     '' every ::0::4 u 1:4 w lp lw 2.5 lc rgb '#1f5fbf' dt 2 pt 5 ps 1.4 t 'comch fast path (fp-lat)', \\
-     '' every ::5::5 u 1:4 w p lc rgb '#1f5fbf' pt 5 ps 1.4 notitle, \\
-     '' u 1:5 w p lc rgb '#9467bd' pt 13 ps 2.2 t 'UCX tag_lat (2 x one-way)'
+set title '64-byte round trip, two processes on two cores'
+plot {lat_join}
 """
     with open(os.path.join(out, "plots.gp"), "w") as f:
         f.write(script)
-    subprocess.run(["gnuplot", os.path.join(out, "plots.gp")], check=True)
+    if script:
+        subprocess.run(["gnuplot", os.path.join(out, "plots.gp")], check=True)
     return 0
 
 
