@@ -86,6 +86,8 @@ mkdir -p "$OUT"
 [ -x "$PERF" ] && [ -x "$XCORE" ] ||
 	{ echo "bench: build first: meson setup build && ninja -C build (or devtools/setup.sh)" >&2; exit 1; }
 t_start=$(date +%s)
+# the DPDK runtime folders of this run's processes (their --file-prefix)
+trap 'rm -rf /var/run/dpdk/bench-*-$$ /var/run/dpdk/bench-memif-$$-*' EXIT
 
 has() { [[ " $SECTIONS " == *" $1 "* ]]; }
 note() { echo "# bench: $*" | tee -a "$OUT/notes.txt" >&2; }
