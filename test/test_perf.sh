@@ -13,29 +13,65 @@ out=$(mktemp -d /tmp/comch-perf-test.XXXXXX)
 trap 'rm -rf "$out"; rm -f /dev/hugepages/perft-hold-$$map_*; rm -rf /var/run/dpdk/perft-*-$$' EXIT
 fail=0
 
-check() {  # check FILE EXPECTED_TOTALS COUNT
-	python3 - "$1" "$2" "$3" <<'PY' || fail=1
-import json, sys
-path, expected, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-objs = [json.loads(l) for l in open(path) if l.startswith("{")]
+check() {  # check FILE EXPECTED_TOTALS COUNT [csv]
+	python3 - "$1" "$2" "$3" "${4:-json}" <<'PY' || fail=1
+import csv, json, sys
+path, expected, count, form = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+ok = True
+if form == "csv":
+    # one header line, then rows of as many fields; empty: does not apply
+    rows = list(csv.reader(open(path)))
+    head = rows[0] if rows else []
+    ok = head[:3] == ["test", "role", "lcore"] and len(set(head)) == len(head)
+    for r in rows[1:]:
+        if len(r) != len(head) or r == head:
+            print("FAIL csv row shape:", r)
+            ok = False
+    def num(v):
+        try:
+            return int(v)
+        except ValueError:
+            try:
+                return float(v)
+            except ValueError:
+                return {"true": True, "false": False}.get(v, v)
+    objs = [{k: num(v) for k, v in zip(head, r) if v != ""} for r in rows[1:]]
+else:
+    objs = [json.loads(l) for l in open(path) if l.startswith("{")]
 totals = [o for o in objs if o["lcore"] == "all"]
-ok = len(totals) == expected
+ok = ok and len(totals) == expected
+LAT = ["lat_min_ns", "lat_p50_ns", "lat_p90_ns", "lat_p99_ns", "lat_p999_ns", "lat_max_ns"]
 for o in objs:
+    lat, conn = o["test"].endswith("lat"), o["test"] == "conn-rate"
+    # the fields of its kind and no other: latency tests latency only,
+    # throughput tests rate and bandwidth, conn-rate its own rate
+    good = (all((k in o) == lat for k in LAT + ["lat_mean_ns"]) and
+            all((k in o) == (not lat and not conn)
+                for k in ("rate_mmsg_per_s", "bw_gbyte_per_s", "burst")) and
+            ("conn_per_s" in o) == conn and
+            all((k in o) == (o["test"] == "fp-bidir")
+                for k in ("rx_rate_mmsg_per_s", "rx_bw_gbyte_per_s", "rx_msgs")))
     if o["lcore"] != "all":
         # a per-lcore line: its share of the messages, no peer view
-        good = o["msgs"] <= o["sent"] and "peer_received" not in o
-    elif o["test"] == "conn-rate":
-        good = o["msgs"] >= count and o["sent"] >= o["msgs"]
+        good = good and o["msgs"] <= o["sent"] and "peer_received" not in o
+    elif conn:
+        good = good and o["msgs"] >= count and o["sent"] >= o["msgs"] and o["conn_per_s"] > 0
     else:
-        good = (o["sent"] == o["peer_received"] and
+        good = (good and o["sent"] == o["peer_received"] and
                 o["peer_bytes"] == o["peer_received"] * o["size"] and
-                o["msgs"] >= count and o["msgs"] <= o["sent"] and
-                (("lat_ns" in o) == o["test"].endswith("lat")))
+                o["msgs"] >= count and o["msgs"] <= o["sent"])
     if o["test"] == "fp-bidir" and o["lcore"] == "all":
         good = good and o["received"] == o["peer_sent"] and o["received"] > 0
-    if "lat_ns" in o:
-        l = o["lat_ns"]
-        good = good and 0 < l["p50"] <= l["p90"] <= l["p99"] <= l["p999"] <= l["max"]
+    if "rate_mmsg_per_s" in o and o["seconds"] > 0:
+        # the units: Mmsg/s = 1e6 msgs/s, GB/s = 1e9 bytes/s (6 decimals)
+        rate = o["msgs"] / o["seconds"] / 1e6
+        good = (good and abs(o["rate_mmsg_per_s"] - rate) <= 1e-3 * rate + 1e-5 and
+                abs(o["bw_gbyte_per_s"] - rate * o["size"] / 1e3) <=
+                1e-3 * rate * o["size"] / 1e3 + 1e-5)
+    if lat:
+        l = [o[k] for k in LAT]
+        good = (good and 0 < l[0] and l == sorted(l) and
+                l[0] <= o["lat_mean_ns"] <= l[-1])
     if not good:
         print("FAIL inconsistent:", o)
     ok = ok and good
@@ -51,6 +87,58 @@ PY
 	> "$out/pair.json" 2> "$out/pair.err" || {
 	echo "FAIL pair run"; cat "$out/pair.err"; fail=1; }
 check "$out/pair.json" 11 20000
+
+# the same as CSV: one header line, rows of as many fields, the same keys
+"$PERF" -l 0,1 $EAL --file-prefix perft-csv-$$ -- --role=pair \
+	--test=ctrl-lat,ctrl-tput,fp-lat,fp-tput,fp-bidir,conn-rate \
+	--size=64,1000 --count=20000 --warmup=0 --csv \
+	> "$out/pair.csv" 2> "$out/pair-csv.err" || {
+	echo "FAIL csv run"; cat "$out/pair-csv.err"; fail=1; }
+check "$out/pair.csv" 11 20000 csv
+python3 - "$out/pair.json" "$out/pair.csv" <<'PY' || fail=1
+import json, sys
+keys = set()
+for l in open(sys.argv[1]):
+    keys |= set(json.loads(l))
+head = open(sys.argv[2]).readline().strip().split(",")
+if set(head) != keys:
+    print("FAIL the CSV columns are not the JSON keys:", sorted(set(head) ^ keys))
+    sys.exit(1)
+print("ok csv columns = json keys")
+PY
+
+# text: a header row before the first result of each kind, aligned rows,
+# latency columns only for round trips; the DPU's events between them
+"$PERF" -l 0,1 $EAL --file-prefix perft-text-$$ -- --role=pair \
+	--test=ctrl-lat,fp-lat,fp-tput,ctrl-tput,fp-bidir,conn-rate \
+	--size=64,1000 --count=20000 --warmup=0 \
+	> "$out/pair.txt" 2> "$out/pair-txt.err" || {
+	echo "FAIL text run"; cat "$out/pair-txt.err"; fail=1; }
+python3 - "$out/pair.txt" <<'PY' || fail=1
+import sys
+lines = [l.rstrip("\n") for l in open(sys.argv[1]) if not l.startswith("dpu:")]
+heads = [i for i, l in enumerate(lines) if l.startswith("test ")]
+want = [["ctrl-lat"] * 2 + ["fp-lat"] * 2, ["fp-tput"] * 2 + ["ctrl-tput"] * 2,
+        ["fp-bidir"] * 2, ["conn-rate"]]
+ok = len(heads) == 4
+for h, tests in zip(heads, want):
+    head = lines[h]
+    rows = lines[h + 1:h + 1 + len(tests)]
+    ok = ok and [r.split()[0] for r in rows] == tests
+    for r in rows:
+        ok = ok and len(r.split()) == len(head.split()) and len(r) == len(head)
+    if tests[0] == "ctrl-lat":
+        ok = ok and head.split()[3:] == ["round-trips", "min(us)", "mean(us)",
+            "p50(us)", "p90(us)", "p99(us)", "p99.9(us)", "max(us)"]
+    if tests[0] == "fp-tput":
+        ok = ok and head.split()[-2:] == ["Mmsg/s", "GB/s"]
+    if tests[0] == "conn-rate":
+        ok = ok and head.split()[-1] == "conn/s"
+if not ok:
+    print("FAIL text shape:\n" + "\n".join(lines))
+    sys.exit(1)
+print("ok text: 4 headers, aligned rows")
+PY
 
 # several connections and queues: 8 x 4 streams, all delivered
 "$PERF" -l 0,1 $EAL --file-prefix perft-multi-$$ -- --connections=8 \
@@ -94,10 +182,13 @@ printf 'set test fp-tput\nset size 256\nset burst 8\nstart\nshow stats\nstop\nse
 kill -INT $dpu
 wait $dpu
 for want in "running fp-tput, size 256, burst 8" "fp-tput size 256: sent" \
-	    "fp-tput   all      size      256  burst    8" "burst: 1 to 1024"; do
+	    "burst: 1 to 1024"; do
 	grep -qF "$want" "$out/ihost.log" ||
 		{ echo "FAIL interactive: no \"$want\""; cat "$out/ihost.log"; fail=1; }
 done
+grep -qE '^test +lcore +size\(B\) +burst +msgs +Mmsg/s +GB/s$' "$out/ihost.log" &&
+	grep -qE '^fp-tput +all +256 +8 +[0-9]+ +[0-9.]+ +[0-9.]+$' "$out/ihost.log" ||
+	{ echo "FAIL interactive: no result under a header"; cat "$out/ihost.log"; fail=1; }
 if grep -q LOST "$out/ihost.log"; then echo "FAIL interactive lost messages"; fail=1; fi
 
 # a secondary process runs the fast-path tests on the connections of a
@@ -145,6 +236,14 @@ if "$PERF" -l 0 $EAL --file-prefix perft-bad-$$ -- --burst=0 2> "$out/bad.err"; 
 	echo "FAIL --burst=0 accepted"; fail=1
 fi
 grep -q -- "--burst=0: expected an integer" "$out/bad.err" || { echo "FAIL no message for --burst=0"; fail=1; }
-"$PERF" -l 0 $EAL --file-prefix perft-help-$$ -- --help | grep -q -- "--role=ROLE" ||
-	{ echo "FAIL --help"; fail=1; }
+"$PERF" -l 0 $EAL --file-prefix perft-help-$$ -- --help > "$out/help.txt" || fail=1
+for want in "--role=ROLE" "--csv" "Mmsg/s (1e6" "GB/s (1e9" "conn_per_s"; do
+	grep -qF -- "$want" "$out/help.txt" || { echo "FAIL --help: no \"$want\""; fail=1; }
+done
+# --json and --csv exclude each other, with a message
+if "$PERF" -l 0 $EAL --file-prefix perft-bad-$$ -- --json --csv 2> "$out/bad.err"; then
+	echo "FAIL --json --csv accepted"; fail=1
+fi
+grep -q -- "--json and --csv exclude each other" "$out/bad.err" ||
+	{ echo "FAIL no message for --json --csv"; fail=1; }
 exit $fail

@@ -3,9 +3,10 @@
  */
 
 /*
- * dpdk-comch-perf pieces without EAL: option parsing (good and bad) and
- * histogram percentiles on known inputs. Built with the tool's own
- * perf_options.c and perf_hist.c.
+ * dpdk-comch-perf pieces without EAL: option parsing (good and bad),
+ * histogram percentiles on known inputs, and the shape of the results in
+ * text, JSON and CSV. Built with the tool's own perf_options.c,
+ * perf_hist.c and perf_report.c.
  */
 
 #include <errno.h>
@@ -13,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <rte_common.h>
 
 #include "perf.h"
 
@@ -86,6 +89,7 @@ test_options(void)
 		"--connections=0", "--connections=1025", "--queues=0",
 		"--queues=65", "-i", "-i --role=dpu", "--role=pair -i",
 		"--hold", "--role=dpu --hold", "--role=host --hold -i",
+		"--json --csv", "--csv --json",
 	};
 	/* What a secondary process refuses: other roles, control tests. */
 	static const char * const bad_secondary[] = {
@@ -99,7 +103,7 @@ test_options(void)
 	EXPECT(o.role == PERF_ROLE_PAIR && o.nb_tests == 2 &&
 	       o.tests[0] == PERF_CTRL_LAT && o.tests[1] == PERF_FP_TPUT &&
 	       o.nb_sizes == 1 && o.sizes[0] == 64 && o.burst == 32 &&
-	       o.duration == 2 && o.count == 0 && !o.json && !o.touch,
+	       o.duration == 2 && o.count == 0 && o.output == PERF_OUT_TEXT && !o.touch,
 	       "default values");
 	EXPECT(parse("--role=host --test=fp-lat,ctrl-tput --size=1,65536,1073741824 "
 		     "--burst=1024 --count=1000 --warmup=0 --touch --json --name=x",
@@ -108,7 +112,12 @@ test_options(void)
 	       o.tests[0] == PERF_FP_LAT && o.tests[1] == PERF_CTRL_TPUT &&
 	       o.nb_sizes == 3 && o.sizes[2] == 1073741824 && o.burst == 1024 &&
 	       o.count == 1000 && o.duration == 0 && o.warmup == 0 && o.touch &&
-	       o.json && strcmp(o.name, "x") == 0, "values");
+	       o.output == PERF_OUT_JSON && strcmp(o.name, "x") == 0, "values");
+	EXPECT(parse("--csv", &o) == 0 && o.output == PERF_OUT_CSV, "--csv");
+	EXPECT(parse("--csv --csv", &o) == 0 && o.output == PERF_OUT_CSV,
+	       "--csv twice");
+	EXPECT(parse_as(true, "--csv", &o) == 0 && o.output == PERF_OUT_CSV,
+	       "--csv in a secondary");
 	EXPECT(parse("--role=dpu", &o) == 0 && o.duration == 0,
 	       "dpu serves until SIGINT by default");
 	EXPECT(parse("--role=dpu --duration=5", &o) == 0 && o.duration == 5,
@@ -141,6 +150,9 @@ test_options(void)
 		EXPECT(parse_msg(true, "--test=ctrl-lat", msg, sizeof(msg)) ==
 		       -EINVAL && strstr(msg, "--test=ctrl-lat: a secondary") != NULL,
 		       "message after -i: %s", msg);
+		EXPECT(parse_msg(false, "--json --csv", msg, sizeof(msg)) ==
+		       -EINVAL && strstr(msg, "--json and --csv exclude each other") !=
+		       NULL, "message for --json --csv: %s", msg);
 	}
 }
 
@@ -185,11 +197,342 @@ test_hist(void)
 	EXPECT(h.max == UINT64_MAX / 2, "huge max");
 }
 
+/* Minimum and exact mean, also of histograms merged from lcores. */
+static void
+test_hist_min_mean(void)
+{
+	static struct perf_hist a, b, all;
+	uint64_t v;
+
+	perf_hist_reset(&a);
+	EXPECT(perf_hist_min(&a) == 0 && perf_hist_mean(&a) == 0,
+	       "empty: min %lu mean %f", (unsigned long)perf_hist_min(&a),
+	       perf_hist_mean(&a));
+	/* 1000..1999 ns: the mean is exact (1499.5), not a bucket's middle */
+	for (v = 1000; v < 2000; v++)
+		perf_hist_add(&a, v);
+	EXPECT(perf_hist_min(&a) == 1000 && perf_hist_mean(&a) == 1499.5,
+	       "min %lu mean %f", (unsigned long)perf_hist_min(&a),
+	       perf_hist_mean(&a));
+	perf_hist_reset(&b);
+	perf_hist_add(&b, 10);
+	perf_hist_add(&b, 30);
+	perf_hist_reset(&all);
+	perf_hist_merge(&all, &a);
+	perf_hist_merge(&all, &b);
+	EXPECT(all.count == 1002 && perf_hist_min(&all) == 10 &&
+	       all.max == 1999 && all.sum == a.sum + 40,
+	       "merged count %lu min %lu max %lu", (unsigned long)all.count,
+	       (unsigned long)perf_hist_min(&all), (unsigned long)all.max);
+	/* the two smallest of 1002 samples came from b */
+	EXPECT(perf_hist_quantile(&all, 0.0005) == 10 &&
+	       perf_hist_quantile(&all, 0.0015) == 30, "merged buckets: %lu %lu",
+	       (unsigned long)perf_hist_quantile(&all, 0.0005),
+	       (unsigned long)perf_hist_quantile(&all, 0.0015));
+}
+
+/* ------------------------------------------------------- result output */
+
+/* What perf_report() prints for @p n results, into @p out (headers as at
+ * the start of a run). */
+static void
+report_capture(const struct perf_opts *o, const struct perf_result *r,
+		unsigned int n, char *out, size_t size)
+{
+	FILE *f = tmpfile();
+	int saved = dup(1);
+	unsigned int i;
+	size_t len;
+
+	perf_report_reset();
+	fflush(stdout);
+	dup2(fileno(f), 1);
+	for (i = 0; i < n; i++)
+		perf_report(o, "host", &r[i]);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	rewind(f);
+	len = fread(out, 1, size - 1, f);
+	out[len] = '\0';
+	fclose(f);
+}
+
+/* Split @p text into lines (in place); returns how many. */
+static unsigned int
+lines_of(char *text, char **lines, unsigned int max)
+{
+	unsigned int n = 0;
+	char *save, *l;
+
+	for (l = strtok_r(text, "\n", &save); l != NULL && n < max;
+	     l = strtok_r(NULL, "\n", &save))
+		lines[n++] = l;
+	return n;
+}
+
+static unsigned int
+count_char(const char *s, char c)
+{
+	unsigned int n = 0;
+
+	for (; *s != '\0'; s++)
+		n += *s == c;
+	return n;
+}
+
+/* Whitespace-separated fields of a line. */
+static unsigned int
+count_fields(const char *s)
+{
+	unsigned int n = 0;
+	bool in = false;
+
+	for (; *s != '\0'; s++) {
+		if (*s != ' ' && !in)
+			n++;
+		in = *s != ' ';
+	}
+	return n;
+}
+
+/* A run of each kind: a round-trip test on two lcores (1000..1999 ns and
+ * 10 ns samples) with its total, one-way throughput, both ways, and
+ * conn-rate. */
+static struct perf_hist rep_h1, rep_h2, rep_all;
+static struct perf_result rep[7];
+
+static void
+results_make(void)
+{
+	uint64_t v;
+
+	perf_hist_reset(&rep_h1);
+	perf_hist_reset(&rep_h2);
+	perf_hist_reset(&rep_all);
+	for (v = 1000; v < 2000; v++)
+		perf_hist_add(&rep_h1, v);
+	perf_hist_add(&rep_h2, 10);
+	perf_hist_merge(&rep_all, &rep_h1);
+	perf_hist_merge(&rep_all, &rep_h2);
+	memset(rep, 0, sizeof(rep));
+	rep[0] = (struct perf_result){ .test = PERF_FP_LAT, .size = 64,
+		.burst = 32, .lcore = 2, .msgs = 1000, .seconds = 1,
+		.sent_total = 1000, .peer_msgs = UINT64_MAX, .lat = &rep_h1 };
+	rep[1] = rep[0];
+	rep[1].lcore = 3;
+	rep[1].msgs = rep[1].sent_total = 1;
+	rep[1].lat = &rep_h2;
+	rep[2] = rep[0];
+	rep[2].lcore = -1;
+	rep[2].msgs = rep[2].sent_total = rep[2].peer_msgs = 1001;
+	rep[2].peer_bytes = 1001 * 64;
+	rep[2].lat = &rep_all;
+	/* 3e6 messages of 1000 bytes in 2 s: 1.5 Mmsg/s, 1.5 GB/s */
+	rep[3] = (struct perf_result){ .test = PERF_FP_TPUT, .size = 1000,
+		.burst = 32, .lcore = -1, .msgs = 3000000, .seconds = 2,
+		.sent_total = 3000032, .peer_msgs = 3000032,
+		.peer_bytes = 3000032000ULL };
+	rep[4] = rep[3];
+	rep[4].test = PERF_CTRL_TPUT;
+	/* fp-bidir: 4e6 received in 2 s, one message lost on the way back */
+	rep[5] = rep[3];
+	rep[5].test = PERF_FP_BIDIR;
+	rep[5].rx_msgs = 4000000;
+	rep[5].received = 4000000;
+	rep[5].peer_sent = 4000001;
+	/* 5000 connect + disconnect cycles in 2 s */
+	rep[6] = (struct perf_result){ .test = PERF_CONN_RATE, .lcore = -1,
+		.msgs = 5000, .seconds = 2, .sent_total = 5001,
+		.peer_msgs = 5001 };
+}
+
+static void
+test_report_json(void)
+{
+	struct perf_opts o;
+	static char out[8192];
+	char *l[16];
+	unsigned int n, i;
+
+	parse("--json --connections=3", &o);
+	results_make();
+	report_capture(&o, rep, RTE_DIM(rep), out, sizeof(out));
+	n = lines_of(out, l, RTE_DIM(l));
+	EXPECT(n == RTE_DIM(rep), "one JSON object per result, nothing else: %u", n);
+	for (i = 0; i < n; i++)
+		EXPECT(l[i][0] == '{' && l[i][strlen(l[i]) - 1] == '}',
+		       "an object: %s", l[i]);
+	if (n != RTE_DIM(rep))
+		return;
+	/* latency rows: latency only, min and mean exact, in ns */
+	for (i = 0; i < 3; i++)
+		EXPECT(strstr(l[i], "rate_mmsg_per_s") == NULL &&
+		       strstr(l[i], "bw_gbyte_per_s") == NULL &&
+		       strstr(l[i], "\"burst\"") == NULL &&
+		       strstr(l[i], "\"lat_p50_ns\": ") != NULL &&
+		       strstr(l[i], "\"lat_p90_ns\": ") != NULL &&
+		       strstr(l[i], "\"lat_p99_ns\": ") != NULL &&
+		       strstr(l[i], "\"lat_p999_ns\": ") != NULL, "latency row %s",
+		       l[i]);
+	EXPECT(strstr(l[0], "\"lcore\": 2,") != NULL &&
+	       strstr(l[0], "\"lat_min_ns\": 1000,") != NULL &&
+	       strstr(l[0], "\"lat_mean_ns\": 1499.5,") != NULL &&
+	       strstr(l[0], "\"lat_max_ns\": 1999}") != NULL &&
+	       strstr(l[0], "peer_received") == NULL, "lcore 2: %s", l[0]);
+	EXPECT(strstr(l[2], "\"lcore\": \"all\",") != NULL &&
+	       strstr(l[2], "\"lat_min_ns\": 10,") != NULL &&
+	       strstr(l[2], "\"peer_received\": 1001,") != NULL &&
+	       strstr(l[2], "\"connections\": 3,") != NULL, "total: %s", l[2]);
+	/* throughput rows: rate in Mmsg/s and bandwidth in GB/s, no latency */
+	for (i = 3; i < 6; i++)
+		EXPECT(strstr(l[i], "\"rate_mmsg_per_s\": 1.500000,") != NULL &&
+		       strstr(l[i], "\"bw_gbyte_per_s\": 1.500000") != NULL &&
+		       strstr(l[i], "\"burst\": 32,") != NULL &&
+		       strstr(l[i], "lat_") == NULL &&
+		       strstr(l[i], "conn_per_s") == NULL, "throughput row %s", l[i]);
+	EXPECT(strstr(l[3], "rx_") == NULL, "one way: no rx: %s", l[3]);
+	EXPECT(strstr(l[5], "\"rx_rate_mmsg_per_s\": 2.000000,") != NULL &&
+	       strstr(l[5], "\"rx_bw_gbyte_per_s\": 2.000000") != NULL &&
+	       strstr(l[5], "\"peer_sent\": 4000001") != NULL, "fp-bidir %s", l[5]);
+	/* conn-rate: its own field, no message rate, no size */
+	EXPECT(strstr(l[6], "\"conn_per_s\": 2500.0") != NULL &&
+	       strstr(l[6], "mmsg") == NULL && strstr(l[6], "\"size\"") == NULL &&
+	       strstr(l[6], "lat_") == NULL, "conn-rate %s", l[6]);
+}
+
+static void
+test_report_csv(void)
+{
+	struct perf_opts o;
+	static char out[8192];
+	char *l[16], *f, *save;
+	unsigned int n, i, commas, col, rate_col = 0, conn_col = 0, p50_col = 0;
+
+	parse("--csv", &o);
+	results_make();
+	report_capture(&o, rep, RTE_DIM(rep), out, sizeof(out));
+	n = lines_of(out, l, RTE_DIM(l));
+	EXPECT(n == RTE_DIM(rep) + 1, "one header line, one row per result: %u",
+	       n);
+	if (n != RTE_DIM(rep) + 1)
+		return;
+	EXPECT(strncmp(l[0], "test,role,lcore,size,burst,", 27) == 0 &&
+	       strstr(l[0], ",rate_mmsg_per_s,bw_gbyte_per_s,") != NULL &&
+	       strstr(l[0], ",conn_per_s,") != NULL &&
+	       strstr(l[0], ",lat_min_ns,lat_mean_ns,lat_p50_ns,lat_p90_ns,"
+			    "lat_p99_ns,lat_p999_ns,lat_max_ns") != NULL,
+	       "header: %s", l[0]);
+	commas = count_char(l[0], ',');
+	for (i = 1; i < n; i++)
+		EXPECT(count_char(l[i], ',') == commas,
+		       "as many fields as the header: %s", l[i]);
+	/* Which column is which, from the header (its copy: strtok). */
+	{
+		char head[1024];
+
+		snprintf(head, sizeof(head), "%s", l[0]);
+		for (f = strtok_r(head, ",", &save), col = 0; f != NULL;
+		     f = strtok_r(NULL, ",", &save), col++) {
+			if (strcmp(f, "rate_mmsg_per_s") == 0)
+				rate_col = col;
+			else if (strcmp(f, "conn_per_s") == 0)
+				conn_col = col;
+			else if (strcmp(f, "lat_p50_ns") == 0)
+				p50_col = col;
+		}
+	}
+	for (i = 1; i < n; i++) {
+		char cells[64][32] = { { 0 } };
+		const char *p = l[i];
+
+		for (col = 0; col < 64 && *p != '\0'; col++) {
+			size_t k = strcspn(p, ",");
+
+			snprintf(cells[col], sizeof(cells[col]), "%.*s", (int)k, p);
+			p += k + (p[k] == ',');
+		}
+		if (i <= 3) /* latency: no rate */
+			EXPECT(cells[rate_col][0] == '\0' && cells[p50_col][0] != '\0' &&
+			       cells[conn_col][0] == '\0', "latency row %s", l[i]);
+		else if (i <= 6)
+			EXPECT(strcmp(cells[rate_col], "1.500000") == 0 &&
+			       cells[p50_col][0] == '\0' && cells[conn_col][0] == '\0',
+			       "throughput row %s", l[i]);
+		else
+			EXPECT(strcmp(cells[conn_col], "2500.0") == 0 &&
+			       cells[rate_col][0] == '\0' && cells[p50_col][0] == '\0',
+			       "conn-rate row %s", l[i]);
+	}
+}
+
+static void
+test_report_text(void)
+{
+	struct perf_opts o;
+	static char out[8192];
+	char *l[32];
+	unsigned int n, i;
+
+	parse("", &o);
+	results_make();
+	report_capture(&o, rep, RTE_DIM(rep), out, sizeof(out));
+	n = lines_of(out, l, RTE_DIM(l));
+	/* a header before each kind: latency (3 rows), one way (2), both
+	 * ways (1), conn-rate (1) */
+	EXPECT(n == RTE_DIM(rep) + 4, "7 rows under 4 headers: %u lines", n);
+	if (n != RTE_DIM(rep) + 4)
+		return;
+	EXPECT(strncmp(l[0], "test", 4) == 0 && strstr(l[0], "min(us)") &&
+	       strstr(l[0], "mean(us)") && strstr(l[0], "p50(us)") &&
+	       strstr(l[0], "p90(us)") && strstr(l[0], "p99(us)") &&
+	       strstr(l[0], "p99.9(us)") && strstr(l[0], "max(us)") &&
+	       !strstr(l[0], "Mmsg/s") && !strstr(l[0], "GB/s"),
+	       "latency header: %s", l[0]);
+	for (i = 1; i <= 3; i++)
+		EXPECT(strncmp(l[i], "fp-lat", 6) == 0 &&
+		       count_fields(l[i]) == count_fields(l[0]) &&
+		       strlen(l[i]) == strlen(l[0]), "latency row, aligned: %s", l[i]);
+	/* 1000..1999 ns in us */
+	EXPECT(strstr(l[1], " 1.000 ") && strstr(l[1], " 1.500 ") &&
+	       strstr(l[1], " 1.999"), "lcore 2 in us: %s", l[1]);
+	EXPECT(strncmp(l[4], "test", 4) == 0 && strstr(l[4], "Mmsg/s") &&
+	       strstr(l[4], "GB/s") && !strstr(l[4], "(us)") &&
+	       !strstr(l[4], "rx-"), "one-way header: %s", l[4]);
+	for (i = 5; i <= 6; i++)
+		EXPECT(count_fields(l[i]) == count_fields(l[4]) &&
+		       strlen(l[i]) == strlen(l[4]) && strstr(l[i], " 1.500 ") &&
+		       !strstr(l[i], "LOST"), "one-way row, aligned: %s", l[i]);
+	EXPECT(strstr(l[7], "rx-Mmsg/s") && strstr(l[7], "rx-GB/s"),
+	       "both-ways header: %s", l[7]);
+	EXPECT(strncmp(l[8], "fp-bidir", 8) == 0 &&
+	       strstr(l[8], "  LOST: peer sent 4000001, received 4000000") &&
+	       strstr(l[8], " 2.000 "),
+	       "fp-bidir row: %s", l[8]);
+	EXPECT(strstr(l[9], "conn/s") && !strstr(l[9], "Mmsg/s") &&
+	       !strstr(l[9], "size"), "conn-rate header: %s", l[9]);
+	EXPECT(strncmp(l[10], "conn-rate", 9) == 0 &&
+	       count_fields(l[10]) == count_fields(l[9]) &&
+	       strlen(l[10]) == strlen(l[9]) && strstr(l[10], " 2500"),
+	       "conn-rate row: %s", l[10]);
+
+	/* interactive: a header before every result */
+	parse("--role=host -i", &o);
+	report_capture(&o, &rep[3], 2, out, sizeof(out));
+	n = lines_of(out, l, RTE_DIM(l));
+	EXPECT(n == 4 && strncmp(l[0], "test", 4) == 0 &&
+	       strncmp(l[2], "test", 4) == 0, "interactive: %u lines", n);
+}
+
 int
 main(void)
 {
 	test_options();
 	test_hist();
+	test_hist_min_mean();
+	test_report_json();
+	test_report_csv();
+	test_report_text();
 	printf("perf units: %d failures\n", failures);
 	return failures == 0 ? 0 : 1;
 }

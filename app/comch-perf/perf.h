@@ -27,6 +27,9 @@
 
 enum perf_role { PERF_ROLE_DPU, PERF_ROLE_HOST, PERF_ROLE_PAIR };
 
+/* How results are printed: aligned text (default), --json or --csv. */
+enum perf_output { PERF_OUT_TEXT, PERF_OUT_JSON, PERF_OUT_CSV };
+
 enum perf_test {
 	PERF_CTRL_LAT,
 	PERF_CTRL_TPUT,
@@ -52,7 +55,7 @@ struct perf_opts {
 	uint64_t count;        /* messages, 0 when --duration is used */
 	double warmup;         /* seconds */
 	bool touch;
-	bool json;
+	enum perf_output output;
 	bool interactive;      /* -i */
 	bool hold;             /* host: keep the connections for secondaries */
 	uint32_t connections;  /* host: connections to open */
@@ -61,6 +64,14 @@ struct perf_opts {
 };
 
 const char *perf_test_name(enum perf_test t);
+
+/* With --json and --csv stdout carries the results and nothing else:
+ * events and progress go to stderr or nowhere. */
+static inline bool
+perf_results_own_stdout(const struct perf_opts *o)
+{
+	return o->output != PERF_OUT_TEXT;
+}
 
 /* perf_options.c: parse the options after "--" (defaults and checks of a
  * secondary process when @p secondary); 0, 1 (--help shown) or -EINVAL
@@ -128,14 +139,20 @@ perf_nb_posts(uint32_t size)
 struct perf_hist {
 	uint64_t count;
 	uint64_t max;
-	uint64_t min;
+	uint64_t min;          /* UINT64_MAX when empty */
+	uint64_t sum;          /* of every sample, for the exact mean */
 	uint64_t buckets[PERF_HIST_BUCKETS];
 };
 
 void perf_hist_reset(struct perf_hist *h);
 void perf_hist_add(struct perf_hist *h, uint64_t ns);
+/* Add the samples of @p from to @p to. */
+void perf_hist_merge(struct perf_hist *to, const struct perf_hist *from);
 /* Value at quantile @p q in [0, 1] (0 when empty). */
 uint64_t perf_hist_quantile(const struct perf_hist *h, double q);
+/* Exact mean and minimum of the samples (0 when empty). */
+double perf_hist_mean(const struct perf_hist *h);
+uint64_t perf_hist_min(const struct perf_hist *h);
 
 /* -------------------------------------------------------------- results */
 
@@ -155,8 +172,15 @@ struct perf_result {
 	const struct perf_hist *lat; /* NULL for throughput tests */
 };
 
+/* perf_report.c: print one result in the --json, --csv or text form
+ * (perf_report.c explains the columns and units). Text: a header row
+ * before the first result and whenever the kind of result changes (and
+ * before each result in interactive mode); CSV: one header line before
+ * the first result. */
 void perf_report(const struct perf_opts *o, const char *role,
 		const struct perf_result *r);
+/* The next result prints its header again (for the unit tests). */
+void perf_report_reset(void);
 
 /* ------------------------------------------------------------------ roles */
 

@@ -93,11 +93,11 @@ dpu_say(const struct dpu_ctx *x, const char *fmt, ...)
 {
 	va_list ap;
 
-	/* Results own stdout in JSON mode; events go to stderr then. */
+	/* Results own stdout with --json and --csv; events go to stderr. */
 	va_start(ap, fmt);
-	vfprintf(x->o->json ? stderr : stdout, fmt, ap);
+	vfprintf(perf_results_own_stdout(x->o) ? stderr : stdout, fmt, ap);
 	va_end(ap);
-	fflush(x->o->json ? stderr : stdout);
+	fflush(perf_results_own_stdout(x->o) ? stderr : stdout);
 }
 
 static void

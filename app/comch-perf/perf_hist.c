@@ -51,10 +51,36 @@ perf_hist_add(struct perf_hist *h, uint64_t ns)
 {
 	h->buckets[bucket_of(ns)]++;
 	h->count++;
+	h->sum += ns;
 	if (ns > h->max)
 		h->max = ns;
 	if (ns < h->min)
 		h->min = ns;
+}
+
+void
+perf_hist_merge(struct perf_hist *to, const struct perf_hist *from)
+{
+	unsigned int b;
+
+	for (b = 0; b < PERF_HIST_BUCKETS; b++)
+		to->buckets[b] += from->buckets[b];
+	to->count += from->count;
+	to->sum += from->sum;
+	to->max = RTE_MAX(to->max, from->max);
+	to->min = RTE_MIN(to->min, from->min);
+}
+
+double
+perf_hist_mean(const struct perf_hist *h)
+{
+	return h->count != 0 ? (double)h->sum / (double)h->count : 0;
+}
+
+uint64_t
+perf_hist_min(const struct perf_hist *h)
+{
+	return h->count != 0 ? h->min : 0;
 }
 
 uint64_t

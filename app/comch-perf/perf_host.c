@@ -455,7 +455,8 @@ perf_session_start(struct perf_session *s, enum perf_test test, uint32_t size,
 	s->warm_end = now + (uint64_t)(o->warmup * (double)s->tsc_hz);
 	s->end = (o->count != 0 || o->interactive) ? 0 :
 		s->warm_end + (uint64_t)(o->duration * (double)s->tsc_hz);
-	s->next_progress = (o->json || !isatty(STDOUT_FILENO) || o->interactive) ?
+	s->next_progress = (perf_results_own_stdout(o) ||
+			    !isatty(STDOUT_FILENO) || o->interactive) ?
 		UINT64_MAX : now + s->tsc_hz;
 	s->shown_msgs = 0;
 	s->shown_rx = 0;
@@ -532,7 +533,7 @@ report(struct perf_session *s, uint64_t peer_msgs, uint64_t peer_bytes,
 	static struct perf_hist all;
 	bool lat = s->test == PERF_CTRL_LAT || s->test == PERF_FP_LAT;
 	uint64_t t0 = UINT64_MAX, t1 = 0;
-	unsigned int f, b;
+	unsigned int f;
 
 	perf_hist_reset(&all);
 	for (f = 0; f < s->nb_fwd; f++) {
@@ -560,13 +561,8 @@ report(struct perf_session *s, uint64_t peer_msgs, uint64_t peer_bytes,
 			t0 = fw->t0;
 		if (fw->t1 > t1)
 			t1 = fw->t1;
-		if (lat) {
-			for (b = 0; b < PERF_HIST_BUCKETS; b++)
-				all.buckets[b] += fw->hist.buckets[b];
-			all.count += fw->hist.count;
-			all.max = RTE_MAX(all.max, fw->hist.max);
-			all.min = RTE_MIN(all.min, fw->hist.min);
-		}
+		if (lat)
+			perf_hist_merge(&all, &fw->hist);
 	}
 	r.seconds = t1 > t0 ? (double)(t1 - t0) / (double)s->tsc_hz : 0;
 	r.peer_msgs = peer_msgs;

@@ -55,8 +55,9 @@ perf_usage(const char *prog)
 	       "                    tests, 1..64 (default 1); streams go round robin to\n"
 	       "                    the worker lcores (the main lcore if there is none)\n"
 	       "  --touch           the consumer reads every payload byte\n"
-	       "  --json            one JSON object per test and size, nothing else on\n"
-	       "                    stdout\n"
+	       "  --json            one JSON object per result, nothing else on stdout\n"
+	       "  --csv             one CSV header line, then one row per result, nothing\n"
+	       "                    else on stdout (not with --json)\n"
 	       "  --name=NAME       server name (default comch_perf)\n"
 	       "  -i, --interactive host: a command line (start, stop, show stats,\n"
 	       "                    clear stats, set size|burst|test, quit); needs a\n"
@@ -74,7 +75,16 @@ perf_usage(const char *prog)
 	       "a primary started with --role=host --hold) the tool is a host that runs\n"
 	       "fp-lat, fp-tput and fp-bidir on its own lcores over the first\n"
 	       "--connections connections of the primary (role host is the default\n"
-	       "there).\n", prog);
+	       "there).\n"
+	       "\n"
+	       "Results: one per test and size (and per forwarding lcore when there are\n"
+	       "several, then \"all\"). Units are decimal SI: rate in Mmsg/s (1e6\n"
+	       "messages/s), bandwidth in GB/s (1e9 payload bytes/s, sender side),\n"
+	       "round trips in us in the text, in ns in JSON and CSV. ctrl-lat and\n"
+	       "fp-lat give latency only (min, mean, p50, p90, p99, p99.9, max);\n"
+	       "ctrl-tput, fp-tput and fp-bidir rate and bandwidth; conn-rate connect +\n"
+	       "disconnect cycles per second. JSON/CSV keys carry the unit:\n"
+	       "rate_mmsg_per_s, bw_gbyte_per_s, lat_p50_ns, conn_per_s.\n", prog);
 }
 
 static int
@@ -194,7 +204,7 @@ int
 perf_parse_args(int argc, char **argv, bool secondary, struct perf_opts *o)
 {
 	enum { O_ROLE = 256, O_TEST, O_SIZE, O_BURST, O_DURATION, O_COUNT,
-		O_WARMUP, O_TOUCH, O_JSON, O_NAME, O_HELP, O_CONNS, O_QUEUES,
+		O_WARMUP, O_TOUCH, O_JSON, O_CSV, O_NAME, O_HELP, O_CONNS, O_QUEUES,
 		O_HOLD };
 	static const struct option longopts[] = {
 		{ "role", required_argument, NULL, O_ROLE },
@@ -206,6 +216,7 @@ perf_parse_args(int argc, char **argv, bool secondary, struct perf_opts *o)
 		{ "warmup", required_argument, NULL, O_WARMUP },
 		{ "touch", no_argument, NULL, O_TOUCH },
 		{ "json", no_argument, NULL, O_JSON },
+		{ "csv", no_argument, NULL, O_CSV },
 		{ "name", required_argument, NULL, O_NAME },
 		{ "connections", required_argument, NULL, O_CONNS },
 		{ "queues", required_argument, NULL, O_QUEUES },
@@ -288,7 +299,13 @@ perf_parse_args(int argc, char **argv, bool secondary, struct perf_opts *o)
 			o->touch = true;
 			break;
 		case O_JSON:
-			o->json = true;
+		case O_CSV:
+			if (o->output != PERF_OUT_TEXT &&
+			    o->output != (opt == O_JSON ? PERF_OUT_JSON : PERF_OUT_CSV)) {
+				fprintf(stderr, "--json and --csv exclude each other\n");
+				return -EINVAL;
+			}
+			o->output = opt == O_JSON ? PERF_OUT_JSON : PERF_OUT_CSV;
 			break;
 		case O_NAME:
 			if (*optarg == '\0') {
