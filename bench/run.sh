@@ -134,7 +134,7 @@ comch_rep() {
 	local rep=$1 link dpu_pid
 	link=$(mktemp -d /tmp/comch-bench.XXXXXX)
 	taskset -c "$CPU_A" "$PERF" -l "$CPU_A" $EAL --file-prefix bench-dpu-$$ \
-		--vdev=comch_shm0,role=dpu,path="$link" -- --role=dpu \
+		--vdev=comch_shm0,role=dpu,path="$link",max_conns=300,max_consumers=64 -- --role=dpu \
 		> "$OUT/comch_dpu_$rep.log" 2>&1 &
 	dpu_pid=$!
 	host() {  # host ARGS...: one host process on CPU_B, JSON appended

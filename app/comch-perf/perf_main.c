@@ -139,7 +139,9 @@ main(int argc, char **argv)
 			fprintf(stderr, "cannot create a folder in /tmp\n");
 			goto out;
 		}
-		snprintf(args, sizeof(args), "role=dpu,path=%s", dir);
+		/* both ends are ours: quotas as high as the options go */
+		snprintf(args, sizeof(args),
+			"role=dpu,path=%s,max_conns=1024,max_consumers=64", dir);
 		dpu = perf_dev(RTE_COMCH_ROLE_DPU, nb_given,
 				"comch_shm_perf_dpu", args);
 		snprintf(args, sizeof(args), "role=host,path=%s", dir);
