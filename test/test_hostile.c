@@ -123,6 +123,10 @@ static struct {
 	int last_err;
 } ev;
 
+/* The honest client's connection, on the DPU side. */
+static struct rte_comch_conn *honest_dpu_conn;
+static bool honest_connecting;
+
 static void
 on_connect(struct rte_comch_server *s __rte_unused, struct rte_comch_conn *c,
 		void *a __rte_unused)
@@ -130,6 +134,8 @@ on_connect(struct rte_comch_server *s __rte_unused, struct rte_comch_conn *c,
 	unsigned int i;
 
 	ev.connects++;
+	if (honest_connecting)
+		honest_dpu_conn = c;
 	for (i = 0; i < DPU_MAX_CONNS; i++) {
 		if (dconns[i].conn == NULL) {
 			dconns[i].conn = c;
@@ -210,11 +216,13 @@ honest_open(void)
 	honest.cli = rte_comch_client_create(host, &conf);
 	CHECK(honest.cli != NULL, "honest client");
 	CHECK_OK(rte_comch_client_start(honest.cli));
+	honest_connecting = true;
 	while (rte_comch_client_state(honest.cli, NULL) ==
 	       RTE_COMCH_STATE_STARTING && !test_expired(dl)) {
 		dpu_serve();
 		rte_comch_client_poll(honest.cli);
 	}
+	honest_connecting = false;
 	CHECK_EQ(rte_comch_client_state(honest.cli, NULL),
 		RTE_COMCH_STATE_RUNNING);
 	honest.conn = rte_comch_client_conn(honest.cli);
@@ -387,6 +395,57 @@ case_fd_resized_in_check(void)
 	return 0;
 }
 
+/* The connection of the attacker just connected, on the DPU. */
+static struct rte_comch_conn *
+last_dconn(void)
+{
+	struct rte_comch_conn *c = NULL;
+	unsigned int i;
+
+	for (i = 0; i < DPU_MAX_CONNS; i++)
+		if (dconns[i].conn != NULL &&
+		    dconns[i].conn != honest_dpu_conn)
+			c = dconns[i].conn;
+	return c;
+}
+
+/*
+ * Class 3: a control message checked, then read again. The DPU's
+ * application validates what it received and uses it later; meanwhile
+ * the host rewrites the slot it sent the message in. What the
+ * application reads again must be what it checked (a private copy).
+ */
+static int
+case_ctrl_msg_stable(void)
+{
+	struct rte_comch_conn *conn;
+	struct shm_ctrl_slot *slot;
+	struct rte_comch_msg m;
+	struct evil e;
+	uint64_t v = 1234, evil_v = 666, got;
+
+	CHECK_OK(evil_open(&e, link_dir, srv));
+	TICK_UNTIL(last_dconn() != NULL, 10);
+	conn = last_dconn();
+	/* message 0 in the DPU's mailbox, which the host writes */
+	slot = RTE_PTR_ADD(e.srv_mb, sizeof(struct shm_mailbox_hdr));
+	slot->len = sizeof(v);
+	memcpy(slot->data, &v, sizeof(v));
+	__atomic_store_n(&slot->seq, 1, __ATOMIC_RELEASE);
+	CHECK_EQ(rte_comch_msg_recv_burst(conn, &m, 1), 1);
+	CHECK_EQ(m.len, sizeof(v));
+	memcpy(&got, m.data, sizeof(got));
+	CHECK_EQ(got, v);                    /* checked ... */
+	memcpy(slot->data, &evil_v, sizeof(evil_v));
+	slot->len = 4000;
+	memcpy(&got, m.data, sizeof(got));
+	CHECK_EQ(got, v);                    /* ... and the same when used */
+	CHECK_EQ(m.len, sizeof(v));
+	evil_close(&e);
+	TICK_UNTIL(last_dconn() == NULL, 10);
+	return 0;
+}
+
 static int
 run_case(const char *name, int (*fn)(void))
 {
@@ -415,6 +474,7 @@ main(int argc __rte_unused, char **argv)
 {
 	static const struct test_case cases[] = {
 		{ "fd_resized_in_check", case_fd_resized_in_check },
+		{ "ctrl_msg_stable", case_ctrl_msg_stable },
 	};
 	struct rte_comch_server_conf conf = { .name = "evil",
 		.connect_cb = on_connect, .disconnect_cb = on_disconnect };

@@ -22,6 +22,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,20 +90,17 @@ shm_msg_recv_burst(struct rte_comch_conn *conn, struct rte_comch_msg *msgs,
 {
 	struct shm_conn *sc = conn->drv;
 	const struct shm_ctrl_slot *slot;
-	uint32_t max, len, i;
+	uint32_t max, len, i, used = 0;
 
 	if (unlikely(sc->broken))
 		return -ECONNRESET;
-	if (sc->rx_held != 0) {
-		sc->rx_cons += sc->rx_held;
-		sc->rx_held = 0;
-		__atomic_store_n(&sc->remote->tx_cons, sc->rx_cons,
-				__ATOMIC_RELEASE);
-	}
 	/* Message n sits in slot n & mask with seq n + 1. Whatever the peer
 	 * writes, at most depth slots from our private index are looked at,
 	 * and a slot whose seq is not exactly the expected one is simply not
-	 * a message (yet). */
+	 * a message (yet). Each message is copied once into private memory
+	 * (the peer may rewrite its slot at any time; an application that
+	 * checks a message and reads it again must see the same bytes),
+	 * and its slot goes back to the peer at once. */
 	max = RTE_MIN((uint32_t)nb_msgs, sc->rx.depth);
 	for (i = 0; i < max; i++) {
 		slot = shm_slot(sc->local, &sc->rx, sc->rx_cons + i);
@@ -114,10 +112,19 @@ shm_msg_recv_burst(struct rte_comch_conn *conn, struct rte_comch_msg *msgs,
 			shm_conn_break(sc, SHM_BROKEN_CTRL_RING);
 			break;
 		}
-		msgs[i].data = slot->data;
+		if (len > SHM_RX_ARENA - used)
+			break; /* the next call takes it */
+		if (len != 0)
+			memcpy(sc->rx_arena + used, slot->data, len);
+		msgs[i].data = sc->rx_arena + used;
 		msgs[i].len = len;
+		used += RTE_ALIGN_CEIL(len, 8);
 	}
-	sc->rx_held = i;
+	if (i != 0) {
+		sc->rx_cons += i;
+		__atomic_store_n(&sc->remote->tx_cons, sc->rx_cons,
+				__ATOMIC_RELEASE);
+	}
 	if (unlikely(i == 0 && (sc->broken || sc->peer_gone)))
 		return -ECONNRESET;
 	return (int)i;
@@ -158,14 +165,7 @@ shm_conn_close(struct rte_comch_dev *cdev __rte_unused,
 {
 	struct shm_conn *sc = conn->drv;
 
-	/* Closing ends the application's use of the last burst received:
-	 * confirm it, so the peer's in-flight count is exact. */
-	if (sc->rx_held != 0 && !sc->broken) {
-		sc->rx_cons += sc->rx_held;
-		sc->rx_held = 0;
-		__atomic_store_n(&sc->remote->tx_cons, sc->rx_cons,
-				__ATOMIC_RELEASE);
-	}
+	shm_conn_flush(sc, true);
 	if (sc->sock >= 0) {
 		if (sc->server != NULL)
 			epoll_ctl(sc->server->epfd, EPOLL_CTL_DEL, sc->sock,
@@ -188,6 +188,8 @@ shm_conn_close(struct rte_comch_dev *cdev __rte_unused,
 	/* No producer or consumer is left (the library checked). */
 	shm_view_free(sc->view);
 	sc->view = NULL;
+	free(sc->rx_arena);
+	sc->rx_arena = NULL;
 	shm_conn_unmap(sc);
 }
 
@@ -199,14 +201,22 @@ shm_conn_init(struct shm_conn *sc, struct rte_comch_conn *conn, int sock,
 		const struct shm_ring_geom *tx, void *remote)
 {
 	sc->view = shm_view_create(conn);
-	if (sc->view == NULL)
+	sc->rx_arena = malloc(SHM_RX_ARENA);
+	if (sc->view == NULL || sc->rx_arena == NULL) {
+		shm_view_free(sc->view);
+		sc->view = NULL;
+		free(sc->rx_arena);
+		sc->rx_arena = NULL;
 		return -ENOMEM;
+	}
 	sc->conn = conn;
 	sc->sock = sock;
 	sc->rx = *rx;
 	sc->tx = *tx;
 	sc->local = local;
 	sc->remote = remote;
+	rte_spinlock_init(&sc->outbox_lock);
+	STAILQ_INIT(&sc->outbox);
 	sc->local_map.base = local;
 	sc->local_map.size = rx->mailbox_size;
 	sc->remote_map.base = remote;
@@ -254,6 +264,113 @@ shm_conn_fail_local(struct shm_conn *sc, int err, const char *what)
 		sc->conn->id, what, strerror(-err));
 	__atomic_store_n(&sc->broken_why, SHM_BROKEN_LOGGED, __ATOMIC_RELAXED);
 	__atomic_store_n(&sc->broken, err, __ATOMIC_RELAXED);
+}
+
+/* ------------------------------------------------------------- outbox */
+
+static void
+shm_outbox_free(struct shm_outbox_entry *e)
+{
+	int i;
+
+	for (i = 0; i < e->nfds; i++)
+		close(e->fds[i]);
+	free(e);
+}
+
+/* Under outbox_lock: send from the head while the socket takes it. */
+static int
+shm_outbox_push(struct shm_conn *sc)
+{
+	struct shm_outbox_entry *e;
+	int ret;
+
+	while ((e = STAILQ_FIRST(&sc->outbox)) != NULL) {
+		ret = shm_msg_send_fds(sc->sock, &e->msg, e->fds, e->nfds);
+		if (ret == -EAGAIN)
+			return 0;
+		STAILQ_REMOVE_HEAD(&sc->outbox, next);
+		sc->outbox_len--;
+		shm_outbox_free(e);
+		if (ret < 0)
+			return ret; /* the peer is gone: the poll sees EOF */
+	}
+	return 0;
+}
+
+int
+shm_conn_post_locked(struct shm_conn *sc, const struct shm_msg *msg,
+		const int *fds, int nfds)
+{
+	struct shm_outbox_entry *e;
+	int ret = 0, i;
+
+	if (shm_conn_down(sc) || sc->sock < 0) {
+		ret = -ECONNRESET;
+		goto out;
+	}
+	if (STAILQ_EMPTY(&sc->outbox)) {
+		ret = shm_msg_send_fds(sc->sock, msg, fds, nfds);
+		if (ret != -EAGAIN)
+			goto out;
+	}
+	if (sc->outbox_len >= SHM_OUTBOX_MAX) {
+		shm_conn_refuse(sc, "the peer does not read its link socket (%u messages wait)",
+			sc->outbox_len);
+		ret = -ECONNRESET;
+		goto out;
+	}
+	e = calloc(1, sizeof(*e));
+	if (e == NULL) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	e->msg = *msg;
+	for (i = 0; i < nfds; i++) {
+		e->fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 0);
+		if (e->fds[i] < 0) {
+			ret = -errno;
+			shm_outbox_free(e);
+			goto out;
+		}
+		e->nfds++;
+	}
+	STAILQ_INSERT_TAIL(&sc->outbox, e, next);
+	sc->outbox_len++;
+	ret = 0;
+out:
+	return ret;
+}
+
+int
+shm_conn_post(struct shm_conn *sc, const struct shm_msg *msg, const int *fds,
+		int nfds)
+{
+	int ret;
+
+	rte_spinlock_lock(&sc->outbox_lock);
+	ret = shm_conn_post_locked(sc, msg, fds, nfds);
+	rte_spinlock_unlock(&sc->outbox_lock);
+	return ret;
+}
+
+void
+shm_conn_flush(struct shm_conn *sc, bool drop)
+{
+	struct shm_outbox_entry *e;
+
+	if (__atomic_load_n(&sc->outbox_len, __ATOMIC_RELAXED) == 0)
+		return;
+	rte_spinlock_lock(&sc->outbox_lock);
+	if (!drop && !shm_conn_down(sc))
+		shm_outbox_push(sc);
+	else
+		while ((e = STAILQ_FIRST(&sc->outbox)) != NULL) {
+			STAILQ_REMOVE_HEAD(&sc->outbox, next);
+			sc->outbox_len--;
+			shm_outbox_free(e);
+		}
+	rte_spinlock_unlock(&sc->outbox_lock);
 }
 
 /* Report a connection the peer closed (BYE, @p clean), or lost by the
@@ -563,6 +680,7 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 			cdev->data->dev_name, ss->rep->name);
 		sc->sock = -1; /* p still owns the socket */
 		shm_view_free(sc->view);
+		free(sc->rx_arena);
 		shm_conn_unmap(sc);
 		rte_comch_pmd_conn_free(conn);
 		goto err_quota;
@@ -616,6 +734,7 @@ shm_server_poll(struct rte_comch_dev *cdev, struct rte_comch_server *srv)
 	TAILQ_FOREACH(conn, &srv->conns, next) {
 		struct shm_conn *sc = conn->drv;
 
+		shm_conn_flush(sc, false);
 		if (sc->broken && !sc->lost_reported)
 			n += shm_conn_report(sc, sc->broken, false);
 		shm_conn_reap_tick(sc, now);
@@ -866,5 +985,6 @@ shm_client_poll(struct rte_comch_dev *cdev, struct rte_comch_client *cli)
 		return 0;
 	sh->next_check = now + sd->sock_check_cycles;
 	shm_conn_reap_tick(sc, now);
+	shm_conn_flush(sc, false);
 	return shm_conn_sock_event(sc);
 }

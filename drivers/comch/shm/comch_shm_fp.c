@@ -36,6 +36,7 @@
 
 #include <rte_atomic.h>
 #include <rte_branch_prediction.h>
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
@@ -180,6 +181,8 @@ shm_consumer_stop(struct rte_comch_dev *cdev __rte_unused,
 	}
 	c->cancel_from = claim;
 	c->cancel_to = c->post_idx;
+	c->stop_deadline = rte_get_timer_cycles() +
+		rte_get_timer_hz() * SHM_STOP_GRACE_MS / 1000;
 	c->stopping = true;
 	shm_consumer_withdraw(cons);
 	if (c->cons_idx == c->post_idx)
@@ -275,8 +278,16 @@ shm_fp_poll(void *consumer, struct rte_comch_completion *cpl, uint16_t nb_cpl)
 			    idx + 1 &&
 			    !(c->stopping &&
 			      (idx - c->cancel_from < c->cancel_to - c->cancel_from ||
-			       down)))
-				break;
+			       down))) {
+				/* A stop waits a bounded time for buffers
+				 * the peer claimed: a peer that never
+				 * fills them breaks the rules. */
+				if (likely(!c->stopping) ||
+				    rte_get_timer_cycles() < c->stop_deadline)
+					break;
+				shm_conn_break(c->sc, SHM_BROKEN_STALLED);
+				down = true;
+			}
 			shm_cpl_cancelled(out, p);
 		} else {
 			len = __atomic_load_n(&slot->len, __ATOMIC_RELAXED);

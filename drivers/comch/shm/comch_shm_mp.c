@@ -30,6 +30,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -67,21 +68,41 @@ shm_announce_now(struct rte_comch_consumer *cons, int ring_fd, int mem_fd,
 	struct shm_msg msg;
 	int ret;
 
+	uint64_t bytes = shm_cons_ring_size(cons->nb_posts) + mem_size;
+
 	if (shm_conn_down(sc))
 		return -ECONNRESET;
 	/* Twice would contradict what the peer knows: it would close the
 	 * connection, for every process. */
 	if (c->announced)
 		return -EALREADY;
+	rte_spinlock_lock(&sc->outbox_lock);
+	/* What the DPU allows on this connection (host side; ACCEPT). */
+	if (sc->max_own_consumers != 0 &&
+	    (sc->nb_own_consumers >= sc->max_own_consumers ||
+	     bytes > sc->max_own_map - sc->own_map)) {
+		rte_spinlock_unlock(&sc->outbox_lock);
+		SHM_LOG(ERR, "%s: connection %u: consumer %u: the DPU allows %u consumers using %" PRIu64 " MiB on this connection (its max_consumers, max_map_mb); %u use %" PRIu64 " MiB",
+			shm_dev_name(cons->conn), cons->conn->id, cons->id,
+			sc->max_own_consumers, sc->max_own_map >> 20,
+			sc->nb_own_consumers, sc->own_map >> 20);
+		return -ENOSPC;
+	}
 	shm_msg_init(&msg, SHM_MSG_CONSUMER_ADD);
 	msg.consumer.consumer_id = cons->id;
 	msg.consumer.nb_posts = cons->nb_posts;
 	msg.consumer.imm_len = cons->imm_data_len;
 	msg.consumer.ring_size = shm_cons_ring_size(cons->nb_posts);
 	msg.consumer.mem_size = mem_size;
-	ret = shm_msg_send_wait(sc->sock, &msg, fds, 2, SHM_ANNOUNCE_WAIT_MS);
-	if (ret == 0)
+	/* Queued if the peer is not reading now: never waits for it. */
+	ret = shm_conn_post_locked(sc, &msg, fds, 2);
+	if (ret == 0) {
 		c->announced = true;
+		c->announced_bytes = bytes;
+		sc->nb_own_consumers++;
+		sc->own_map += bytes;
+	}
+	rte_spinlock_unlock(&sc->outbox_lock);
 	return ret;
 }
 
@@ -92,22 +113,23 @@ shm_withdraw_now(struct rte_comch_consumer *cons)
 	struct shm_consumer *c = cons->fp.drv;
 	struct shm_conn *sc = cons->conn->drv;
 	struct shm_msg msg;
+	int ret;
 
 	if (!c->announced)
 		return;
 	c->announced = false;
-	if (shm_conn_down(sc))
-		return;
 	shm_msg_init(&msg, SHM_MSG_CONSUMER_DEL);
 	msg.consumer.consumer_id = cons->id;
-	/* The peer must learn it, or a later consumer with the same id would
-	 * contradict what it knows: a link too congested to say so is
-	 * broken. */
-	if (shm_msg_send_wait(sc->sock, &msg, NULL, 0, SHM_ANNOUNCE_WAIT_MS) < 0) {
-		SHM_LOG(ERR, "%s: connection %u: cannot withdraw consumer %u; closing the connection",
-			shm_dev_name(cons->conn), cons->conn->id, cons->id);
-		shm_conn_break(sc, SHM_BROKEN_LOGGED);
-	}
+	rte_spinlock_lock(&sc->outbox_lock);
+	sc->nb_own_consumers--;
+	sc->own_map -= c->announced_bytes;
+	/* The peer must learn it (its producers would go on sending):
+	 * queued behind what waits; a peer that reads nothing is cut off
+	 * by the outbox's bound, and one we cannot queue for is too. */
+	ret = shm_conn_post_locked(sc, &msg, NULL, 0);
+	rte_spinlock_unlock(&sc->outbox_lock);
+	if (ret == -ENOMEM || ret == -EMFILE)
+		shm_conn_fail_local(sc, ret, "cannot queue a withdrawal");
 }
 
 int

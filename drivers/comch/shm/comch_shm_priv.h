@@ -65,6 +65,8 @@ struct shm_quota {
 struct shm_dev;
 struct shm_server;
 
+#define SHM_MSG_FDS_MAX_ 2
+
 /*
  * Log lines about what peers do (refusals, broken connections) are
  * rate-limited per host function: at most SHM_LOG_BURST a second, then
@@ -157,6 +159,31 @@ struct shm_client {
 	uint64_t next_check;      /**< TSC of the next socket check. */
 };
 
+/** How long a stopping consumer waits for the buffers the peer's
+ * producers claimed to be filled (ms); then the peer broke the rules. */
+#define SHM_STOP_GRACE_MS 2000
+
+/** Bytes of private copies one receive call delivers at most (at least
+ * one message of the largest size). */
+#define SHM_RX_ARENA 16384
+
+/*
+ * Messages for the link socket that the peer has not taken yet (it reads
+ * its socket only when it polls): consumer announcements and withdrawals
+ * wait here, in order, instead of blocking whoever announces. The
+ * connection's polling lcore sends them as the peer reads; a peer that
+ * lets SHM_OUTBOX_MAX of them pile up does not read its socket and loses
+ * the connection.
+ */
+struct shm_outbox_entry {
+	STAILQ_ENTRY(shm_outbox_entry) next;
+	struct shm_msg msg;
+	int fds[SHM_MSG_FDS_MAX_];
+	int nfds;
+};
+STAILQ_HEAD(shm_outbox, shm_outbox_entry);
+#define SHM_OUTBOX_MAX (2 * COMCH_MAX_FP_OBJECTS + 16)
+
 /** A mapped mailbox. */
 struct shm_map {
 	void *base;
@@ -241,7 +268,9 @@ struct shm_conn {
 	struct shm_mailbox_hdr *remote; /**< Peer's mailbox: we only write. */
 	/* Hot: receive side. */
 	uint32_t rx_cons;        /**< Next index we read (private). */
-	uint32_t rx_held;        /**< Delivered, released on the next call. */
+	uint8_t *rx_arena;       /**< Private copies of the messages
+				  *   delivered by the last receive call
+				  *   (process memory of the primary). */
 	struct shm_ring_geom rx; /**< Our queue (private copy). */
 	struct shm_mailbox_hdr *local; /**< Our mailbox: we only read. */
 	/* Shared: read on every process's fast path. */
@@ -269,6 +298,12 @@ struct shm_conn {
 	uint64_t max_own_map;
 	uint32_t nb_own_consumers;    /**< Announced, and their bytes. */
 	uint64_t own_map;
+	/* The link socket's outbox (primary; lock: the polling lcore and
+	 * the mp thread announcing for secondaries; it also guards
+	 * nb_own_consumers and own_map). */
+	rte_spinlock_t outbox_lock;
+	struct shm_outbox outbox;
+	uint32_t outbox_len;
 	/* Shared, per slot (COMCH_CONSUMER_SLOT): generation of the peer's
 	 * live consumer, 0 if none (written by the polling lcore, release,
 	 * after its id). */
@@ -358,6 +393,8 @@ struct shm_consumer {
 	bool stopping;
 	uint32_t cancel_from;          /**< Stopping: [from, to) cancelled. */
 	uint32_t cancel_to;
+	uint64_t stop_deadline;        /**< Stopping: TSC by which the peer
+					*   must have filled what it claimed. */
 	uint8_t *mem_base;
 	uint64_t mem_size;
 	struct shm_conn *sc;
@@ -370,6 +407,7 @@ struct shm_consumer {
 	int ring_fd;                   /**< Owner process only. */
 	size_t ring_size;
 	bool announced;                /**< Primary: CONSUMER_ADD sent. */
+	uint64_t announced_bytes;      /**< Primary: its ring and memory. */
 } __rte_cache_aligned;
 
 /** Driver state of registered memory (mem->drv). */
@@ -407,18 +445,26 @@ int shm_map_sealed(int fd, uint64_t size, void **base, char *why,
 /* The checks of shm_map_sealed() without mapping. */
 int shm_fd_check(int fd, uint64_t size, char *why, size_t why_len);
 /* Most fds one protocol message carries (CONSUMER_ADD). */
-#define SHM_MSG_FDS_MAX 2
+#define SHM_MSG_FDS_MAX SHM_MSG_FDS_MAX_
 int shm_msg_send(int sock, const struct shm_msg *msg, int fd);
 int shm_msg_send_fds(int sock, const struct shm_msg *msg, const int *fds,
 		int nfds);
 int shm_msg_recv(int sock, struct shm_msg *msg, int fds[SHM_MSG_FDS_MAX],
 		int *nfds);
-/* Send, waiting up to @p timeout_ms while the socket is full (control path:
- * consumer announcements must not be lost). */
-int shm_msg_send_wait(int sock, const struct shm_msg *msg, const int *fds,
-		int nfds, int timeout_ms);
-/* How long a consumer announcement may wait for a congested link. */
-#define SHM_ANNOUNCE_WAIT_MS 1000
+/* Queue @p msg (with duplicates of @p fds) for the peer on the link
+ * socket, after what is queued already; sent now if nothing waits and the
+ * socket has room. 0, -ECONNRESET (the connection is down or the peer
+ * stopped reading: it is broken now), -ENOMEM/-EMFILE. Any thread of the
+ * primary. */
+int shm_conn_post(struct shm_conn *sc, const struct shm_msg *msg,
+		const int *fds, int nfds);
+/* The same with sc->outbox_lock held (it also guards the counts of our
+ * announced consumers). */
+int shm_conn_post_locked(struct shm_conn *sc, const struct shm_msg *msg,
+		const int *fds, int nfds);
+/* Send what the outbox holds as far as the peer reads (the polling
+ * lcore); drop it all with @p drop (the connection closes). */
+void shm_conn_flush(struct shm_conn *sc, bool drop);
 void shm_msg_init(struct shm_msg *msg, enum shm_msg_type type);
 void shm_send_reject(int sock, int err, const char *fmt, ...)
 	__rte_format_printf(3, 4);

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -197,24 +196,6 @@ shm_msg_send_fds(int sock, const struct shm_msg *msg, const int *fds,
 	return 0;
 }
 
-int
-shm_msg_send_wait(int sock, const struct shm_msg *msg, const int *fds,
-		int nfds, int timeout_ms)
-{
-	struct pollfd pfd = { .fd = sock, .events = POLLOUT };
-	int ret;
-
-	while ((ret = shm_msg_send_fds(sock, msg, fds, nfds)) == -EAGAIN) {
-		if (timeout_ms <= 0)
-			break;
-		/* Control path only: wait a little for the peer to read. */
-		ret = poll(&pfd, 1, RTE_MIN(timeout_ms, 10));
-		timeout_ms -= 10;
-		if (ret < 0 && errno != EINTR)
-			return -errno;
-	}
-	return ret;
-}
 
 /* Whether this process cannot open one more fd now. */
 static bool
@@ -426,7 +407,8 @@ shm_rep_refuse(struct shm_rep *rep, int sock, int level, int err,
 }
 
 /* Interrupt thread: a pending socket is readable, expect HELLO. Runs under
- * rep->lock so that shm_rep_close() and the routing never race; once the
+ * rep->lock from start to end, so that shm_rep_close() (which takes it
+ * once to set closing) never frees the rep under a running one; once the
  * rep is closing, it leaves the socket to shm_rep_close(). */
 static void
 shm_hello_cb(void *arg)
@@ -459,7 +441,6 @@ shm_hello_cb(void *arg)
 	rep->nb_pending--;
 	rte_intr_callback_unregister_pending(p->intr, shm_hello_cb, p, NULL);
 	if (ret < 0) {
-		rte_spinlock_unlock(&rep->lock);
 		if (ret == -EMFILE)
 			shm_rep_refuse(rep, p->sock, RTE_LOG_ERR, EMFILE,
 				"the DPU is out of file descriptors (ulimit -n)");
@@ -470,6 +451,7 @@ shm_hello_cb(void *arg)
 			SHM_LOG(DEBUG, "%s: a client on %s left before HELLO",
 				rep->dev->cdev->data->dev_name, rep->name);
 		shm_pending_free(p);
+		rte_spinlock_unlock(&rep->lock);
 		return;
 	}
 	p->mailbox_fd = fds[0];
@@ -481,13 +463,13 @@ shm_hello_cb(void *arg)
 		rte_spinlock_unlock(&rep->lock);
 		return;
 	}
-	rte_spinlock_unlock(&rep->lock);
 	/* A name the peer chose: printable in the log. */
 	memcpy(name, h->server_name, sizeof(name));
 	shm_sanitize(name, sizeof(name));
 	shm_rep_refuse(rep, p->sock, RTE_LOG_DEBUG, ENOENT,
 		"no server \"%s\" on function %s", name, rep->name);
 	shm_pending_free(p);
+	rte_spinlock_unlock(&rep->lock);
 }
 
 /* Under rep->lock: drop the pending sockets whose time to say HELLO is up;
