@@ -18,7 +18,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <rte_bus_vdev.h>
@@ -187,6 +189,17 @@ test_rss_kib(void)
 		resident = -1;
 	fclose(f);
 	return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* A child process of a test: it dies with the test (a failed test must
+ * not leave a busy-polling child behind on a shared machine). Call first
+ * thing in the child. */
+static inline void
+test_child_dies_with_parent(void)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		_exit(1); /* the parent was gone before the prctl() */
 }
 
 /* A fresh folder for a test's link sockets. */

@@ -541,6 +541,8 @@ main(int argc, char **argv)
 	int ret;
 
 	if (argc == 5 && strcmp(argv[1], "--child") == 0)
+		test_child_dies_with_parent();
+	if (argc == 5 && strcmp(argv[1], "--child") == 0)
 		return child_main(argv[2], argv[3], argv[4]);
 	self_path = argv[0];
 	srand(20261122);

@@ -755,6 +755,8 @@ main(int argc, char **argv)
 	int ret;
 
 	if (argc == 5 && strcmp(argv[1], "--child") == 0)
+		test_child_dies_with_parent();
+	if (argc == 5 && strcmp(argv[1], "--child") == 0)
 		return child_main(argv[2], argv[3], strtoull(argv[4], NULL, 10));
 
 	self_path = argv[0];

@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_comch.h>
 
@@ -106,15 +107,16 @@ struct perf_msg {
 };
 
 /* A control message is a perf protocol message if it has this exact size
- * and the magic; anything else is test traffic. */
-static inline const struct perf_msg *
-perf_msg_parse(const struct rte_comch_msg *m)
+ * and the magic; anything else is test traffic. The message is copied
+ * into @p out first and only the copy is checked and used: what a peer
+ * sent is read once. */
+static inline bool
+perf_msg_parse(const struct rte_comch_msg *m, struct perf_msg *out)
 {
-	const struct perf_msg *p = m->data;
-
-	if (m->len != sizeof(*p) || p->magic != PERF_MAGIC)
-		return NULL;
-	return p;
+	if (m->len != sizeof(*out))
+		return false;
+	memcpy(out, m->data, sizeof(*out));
+	return out->magic == PERF_MAGIC;
 }
 
 /* Buffers a fast-path consumer posts for @p size messages: enough to keep

@@ -8,6 +8,19 @@
  * (and echoed for latency tests), END is answered with RESULT once
  * everything sent was received. A host that leaves or dies is reported
  * and released; the next one is served.
+ *
+ * One loop serves every host, and nothing in it waits for one of them:
+ * - control messages are taken per connection, and not at all while a
+ *   reply or echo to that host is still waiting for room in its queue
+ *   (an echo the host has no room for is kept, up to DPU_ECHO_BACKLOG);
+ * - a fast-path echo the host has no buffer for keeps the buffer it came
+ *   in, and that queue takes nothing more until it went out;
+ * - queues are torn down asynchronously: stopping consumers are polled
+ *   by the loop until idle (the driver bounds how long a host may hold
+ *   buffers it claimed), and what waits for the teardown (RESULT, the
+ *   next BEGIN, the release of a lost connection) follows then.
+ * So a host that never reads, never posts or never fills stalls itself
+ * only, and SIGINT and --duration are honoured at any time.
  */
 
 #include <errno.h>
@@ -25,6 +38,10 @@
 
 #define DPU_MAX_CONNS PERF_MAX_CONNS
 #define DPU_END_WAIT_S 10
+/* ctrl-lat echoes kept for a host whose queue is full (ping-pong: an
+ * honest host has one in flight). */
+#define DPU_ECHO_BACKLOG 8
+#define DPU_BURST 64
 
 /* One queue: a consumer (fast-path tests) and, for fp-lat and fp-bidir,
  * a producer. */
@@ -32,6 +49,15 @@ struct dpu_queue {
 	struct rte_comch_mem *mem;
 	struct rte_comch_consumer *cons;
 	struct rte_comch_producer *prod;
+	/* fp-lat echoes the host had no buffer for yet, in order; their
+	 * buffers are reposted once they went out */
+	struct rte_comch_completion held[DPU_BURST];
+	uint16_t held_first, nb_held;
+};
+
+struct dpu_echo {
+	uint32_t len;
+	uint8_t *data;           /* max_msg_size bytes */
 };
 
 struct dpu_conn {
@@ -42,6 +68,7 @@ struct dpu_conn {
 	uint32_t nb_queues;
 	bool touch;
 	bool sending;           /* fp-bidir, between READY and END */
+	bool stopping;          /* queues being torn down */
 	struct dpu_queue q[PERF_MAX_QUEUES];
 	uint32_t peer_consumers[PERF_MAX_QUEUES]; /* host consumers, in order */
 	unsigned int nb_peer_consumers;
@@ -52,8 +79,13 @@ struct dpu_conn {
 	bool end_pending;
 	uint64_t end_expect;
 	uint64_t end_deadline;
+	bool result_due;        /* RESULT once the queues are down */
+	bool begin_due;         /* this BEGIN once the queues are down */
+	struct perf_msg begin;
 	struct perf_msg reply;  /* not yet sent (queue was full) */
 	bool reply_pending;
+	struct dpu_echo echo[DPU_ECHO_BACKLOG]; /* ctrl-lat, not yet sent */
+	unsigned int echo_first, nb_echo;
 	bool lost;
 };
 
@@ -100,48 +132,64 @@ dpu_say(const struct dpu_ctx *x, const char *fmt, ...)
 	fflush(perf_results_own_stdout(x->o) ? stderr : stdout);
 }
 
+/* ------------------------------------------------------------- queues */
+
+/* Begin tearing the queues down: producers go at once, consumers stop
+ * and are drained by dpu_fp_drain() from the loop. */
 static void
-dpu_fp_teardown(struct dpu_conn *d)
+dpu_fp_stop(struct dpu_conn *d)
 {
-	struct rte_comch_completion cpl[64];
 	uint32_t i;
 
 	d->sending = false;
+	d->stopping = true;
 	for (i = 0; i < d->nb_queues; i++) {
 		struct dpu_queue *q = &d->q[i];
 
 		if (q->prod != NULL) {
 			rte_comch_producer_stop(q->prod);
 			rte_comch_producer_destroy(q->prod);
+			q->prod = NULL;
 		}
-		if (q->cons != NULL) {
-			if (rte_comch_consumer_state(q->cons) == RTE_COMCH_STATE_RUNNING)
-				rte_comch_consumer_stop(q->cons);
-			while (rte_comch_consumer_state(q->cons) != RTE_COMCH_STATE_IDLE &&
-			       rte_comch_consumer_poll_burst(q->cons, cpl,
-					RTE_DIM(cpl)) >= 0)
-				;
-			rte_comch_consumer_destroy(q->cons);
-		}
-		rte_comch_mem_destroy(q->mem);
-		memset(q, 0, sizeof(*q));
+		/* held echoes are dropped: their buffers are not posted
+		 * any more, nothing to give back */
+		q->nb_held = 0;
+		if (q->cons != NULL &&
+		    rte_comch_consumer_state(q->cons) == RTE_COMCH_STATE_RUNNING)
+			rte_comch_consumer_stop(q->cons);
 	}
-	d->nb_queues = 0;
 }
 
-static void
-dpu_reply(struct dpu_conn *d, enum perf_msg_type type)
+/* Poll stopping consumers; true once every queue is gone. */
+static bool
+dpu_fp_drain(struct dpu_conn *d)
 {
-	memset(&d->reply, 0, sizeof(d->reply));
-	d->reply.magic = PERF_MAGIC;
-	d->reply.type = type;
-	d->reply.test = d->test;
-	d->reply.size = d->size;
-	d->reply.msgs = d->msgs;
-	d->reply.bytes = d->bytes;
-	d->reply.sent = d->sent;
-	d->reply_pending = rte_comch_msg_send(d->conn, &d->reply,
-			sizeof(d->reply)) == -EAGAIN;
+	struct rte_comch_completion cpl[DPU_BURST];
+	bool done = true;
+	uint32_t i;
+
+	for (i = 0; i < d->nb_queues; i++) {
+		struct dpu_queue *q = &d->q[i];
+
+		if (q->cons != NULL) {
+			rte_comch_consumer_poll_burst(q->cons, cpl, RTE_DIM(cpl));
+			if (rte_comch_consumer_state(q->cons) !=
+			    RTE_COMCH_STATE_IDLE) {
+				done = false;
+				continue;
+			}
+			rte_comch_consumer_destroy(q->cons);
+			q->cons = NULL;
+		}
+		rte_comch_mem_destroy(q->mem);
+		q->mem = NULL;
+	}
+	if (done) {
+		memset(d->q, 0, sizeof(d->q[0]) * d->nb_queues);
+		d->nb_queues = 0;
+		d->stopping = false;
+	}
+	return done;
 }
 
 static int
@@ -150,6 +198,7 @@ dpu_queue_setup(struct dpu_ctx *x, struct dpu_conn *d, struct dpu_queue *q)
 	struct rte_comch_consumer_conf conf = { 0 };
 	uint32_t n = perf_nb_posts(d->size), i, len = d->size;
 	void *buf;
+	int ret;
 
 	q->mem = rte_comch_mem_create(x->dev_id, (size_t)n * d->size,
 			(int)rte_socket_id());
@@ -160,8 +209,9 @@ dpu_queue_setup(struct dpu_ctx *x, struct dpu_conn *d, struct dpu_queue *q)
 	q->cons = rte_comch_consumer_create(d->conn, &conf);
 	if (q->cons == NULL)
 		return -rte_errno;
-	if (rte_comch_consumer_start(q->cons) < 0)
-		return -EIO;
+	ret = rte_comch_consumer_start(q->cons);
+	if (ret < 0)
+		return ret;
 	for (i = 0; i < n; i++) {
 		buf = (uint8_t *)rte_comch_mem_addr(q->mem) + (size_t)i * d->size;
 		if (rte_comch_consumer_post_burst(q->cons, &buf, &len, 1) != 1)
@@ -169,8 +219,11 @@ dpu_queue_setup(struct dpu_ctx *x, struct dpu_conn *d, struct dpu_queue *q)
 	}
 	if (d->test == PERF_FP_LAT || d->test == PERF_FP_BIDIR) {
 		q->prod = rte_comch_producer_create(d->conn, NULL);
-		if (q->prod == NULL || rte_comch_producer_start(q->prod) < 0)
-			return -EIO;
+		if (q->prod == NULL)
+			return -rte_errno;
+		ret = rte_comch_producer_start(q->prod);
+		if (ret < 0)
+			return ret;
 	}
 	return 0;
 }
@@ -190,37 +243,86 @@ dpu_fp_setup(struct dpu_ctx *x, struct dpu_conn *d, uint32_t queues)
 	return 0;
 }
 
+/* ---------------------------------------------------- control messages */
+
+/* Send the reply, or keep it for the next turn (the host's queue is
+ * full). */
+static void
+dpu_reply(struct dpu_conn *d, enum perf_msg_type type)
+{
+	memset(&d->reply, 0, sizeof(d->reply));
+	d->reply.magic = PERF_MAGIC;
+	d->reply.type = type;
+	d->reply.test = d->test;
+	d->reply.size = d->size;
+	d->reply.msgs = d->msgs;
+	d->reply.bytes = d->bytes;
+	d->reply.sent = d->sent;
+	d->reply_pending = rte_comch_msg_send(d->conn, &d->reply,
+			sizeof(d->reply)) == -EAGAIN;
+}
+
+/* A BEGIN (a private, checked copy) once the connection has no queues. */
+static void
+dpu_begin(struct dpu_ctx *x, struct dpu_conn *d, const struct perf_msg *p)
+{
+	uint32_t max_msg = rte_comch_conn_max_msg_size(d->conn);
+	unsigned int i;
+	int ret;
+
+	if (p->test == PERF_FP_BIDIR && p->size > x->src_size) {
+		free(x->src);
+		x->src = calloc(1, p->size);
+		x->src_size = x->src != NULL ? p->size : 0;
+		if (x->src == NULL)
+			return;
+	}
+	if (p->test == PERF_CTRL_LAT && d->echo[0].data == NULL) {
+		for (i = 0; i < DPU_ECHO_BACKLOG; i++) {
+			d->echo[i].data = malloc(max_msg);
+			if (d->echo[i].data == NULL)
+				return; /* no READY: the host gives up */
+		}
+	}
+	d->test = (enum perf_test)p->test;
+	d->size = p->size;
+	d->burst = p->burst;
+	d->touch = p->touch != 0;
+	d->msgs = 0;
+	d->bytes = 0;
+	d->sent = 0;
+	d->end_pending = false;
+	d->nb_echo = 0;
+	if (d->test == PERF_FP_TPUT || d->test == PERF_FP_LAT ||
+	    d->test == PERF_FP_BIDIR) {
+		ret = dpu_fp_setup(x, d, p->queues);
+		if (ret < 0) {
+			dpu_say(x, "dpu: connection %u: cannot prepare %s size %u: %s\n",
+				rte_comch_conn_id(d->conn),
+				perf_test_name(d->test), d->size,
+				rte_strerror(-ret));
+			dpu_fp_stop(d);
+			return; /* no READY: the host gives up */
+		}
+	}
+	dpu_reply(d, PERF_MSG_READY);
+	d->sending = d->test == PERF_FP_BIDIR;
+}
+
 static void
 dpu_on_perf_msg(struct dpu_ctx *x, struct dpu_conn *d, const struct perf_msg *p)
 {
 	if (p->type == PERF_MSG_BEGIN && p->test < PERF_TEST__MAX &&
 	    p->size != 0 && p->burst != 0 && p->burst <= 1024 &&
-	    p->queues != 0 && p->queues <= PERF_MAX_QUEUES) {
-		dpu_fp_teardown(d);
-		if (p->test == PERF_FP_BIDIR && p->size > x->src_size) {
-			free(x->src);
-			x->src = calloc(1, p->size);
-			x->src_size = x->src != NULL ? p->size : 0;
-			if (x->src == NULL)
-				return;
+	    p->queues != 0 && p->queues <= PERF_MAX_QUEUES &&
+	    !d->begin_due) {
+		if (d->nb_queues == 0 && !d->stopping) {
+			dpu_begin(x, d, p);
+			return;
 		}
-		d->test = (enum perf_test)p->test;
-		d->size = p->size;
-		d->burst = p->burst;
-		d->touch = p->touch != 0;
-		d->msgs = 0;
-		d->bytes = 0;
-		d->sent = 0;
-		d->end_pending = false;
-		if ((d->test == PERF_FP_TPUT || d->test == PERF_FP_LAT ||
-		     d->test == PERF_FP_BIDIR) && dpu_fp_setup(x, d, p->queues) < 0) {
-			dpu_say(x, "dpu: cannot prepare %s size %u\n",
-				perf_test_name(d->test), d->size);
-			dpu_fp_teardown(d);
-			return; /* no READY: the host gives up */
-		}
-		dpu_reply(d, PERF_MSG_READY);
-		d->sending = d->test == PERF_FP_BIDIR;
+		dpu_fp_stop(d);
+		d->begin = *p;
+		d->begin_due = true;
 	} else if (p->type == PERF_MSG_END) {
 		d->sending = false;
 		d->end_pending = true;
@@ -233,30 +335,67 @@ dpu_on_perf_msg(struct dpu_ctx *x, struct dpu_conn *d, const struct perf_msg *p)
 	}
 }
 
-static void
-dpu_on_msg(struct rte_comch_conn *conn, const struct rte_comch_msg *m,
-		void *arg)
+/* Echoes kept for the host, in order, as far as it has room. */
+static bool
+dpu_echo_flush(struct dpu_conn *d)
 {
-	struct dpu_ctx *x = arg;
-	struct dpu_conn *d = (struct dpu_conn *)(uintptr_t)
-		rte_comch_conn_user_data_get(conn);
-	const struct perf_msg *p = perf_msg_parse(m);
+	while (d->nb_echo != 0) {
+		struct dpu_echo *e = &d->echo[d->echo_first];
 
-	if (d == NULL)
-		return;
-	if (p != NULL) {
-		dpu_on_perf_msg(x, d, p);
-		return;
+		if (rte_comch_msg_send(d->conn, e->data, e->len) == -EAGAIN)
+			return false;
+		d->echo_first = (d->echo_first + 1) % DPU_ECHO_BACKLOG;
+		d->nb_echo--;
 	}
-	d->msgs++;
-	d->bytes += m->len;
-	if (d->test == PERF_CTRL_LAT) {
-		/* The host waits for each echo, so there is room. */
-		while (rte_comch_msg_send(conn, m->data, m->len) == -EAGAIN &&
-		       !perf_quit)
-			;
+	return true;
+}
+
+/* Control messages of one connection: nothing is taken while the host
+ * has no room for what we owe it. */
+static void
+dpu_ctrl_poll(struct dpu_ctx *x, struct dpu_conn *d)
+{
+	struct rte_comch_msg m[DPU_BURST];
+	struct perf_msg p;
+	uint16_t room;
+	int n, i;
+
+	if (d->reply_pending) {
+		d->reply_pending = rte_comch_msg_send(d->conn, &d->reply,
+				sizeof(d->reply)) == -EAGAIN;
+		if (d->reply_pending)
+			return;
+	}
+	if (!dpu_echo_flush(d))
+		return;
+	/* ctrl-lat: never more than the backlog could keep */
+	room = d->test == PERF_CTRL_LAT ? DPU_ECHO_BACKLOG : DPU_BURST;
+	n = rte_comch_msg_recv_burst(d->conn, m, room);
+	for (i = 0; i < n; i++) {
+		if (perf_msg_parse(&m[i], &p)) {
+			dpu_on_perf_msg(x, d, &p);
+			continue;
+		}
+		d->msgs++;
+		d->bytes += m[i].len;
+		if (d->test != PERF_CTRL_LAT || d->echo[0].data == NULL)
+			continue;
+		if (d->nb_echo == 0 &&
+		    rte_comch_msg_send(d->conn, m[i].data, m[i].len) != -EAGAIN)
+			continue;
+		/* the host has no room: keep it (room was made above) */
+		{
+			struct dpu_echo *e = &d->echo[(d->echo_first +
+				d->nb_echo) % DPU_ECHO_BACKLOG];
+
+			e->len = m[i].len;
+			memcpy(e->data, m[i].data, m[i].len);
+			d->nb_echo++;
+		}
 	}
 }
+
+/* ------------------------------------------------------------ callbacks */
 
 static void
 dpu_on_connect(struct rte_comch_server *srv __rte_unused,
@@ -301,7 +440,9 @@ dpu_on_disconnect(struct rte_comch_server *srv __rte_unused,
 	if (err != -ECONNRESET || dpu_event_loud(x))
 		dpu_say(x, "dpu: host of connection %u %s\n",
 			rte_comch_conn_id(conn),
-			err == -ECONNRESET ? "left" : "broke the protocol");
+			err == -ECONNRESET ? "left" :
+			err == -EPROTO ? "broke the protocol" :
+			"was dropped: this process ran out of resources");
 	if (d != NULL)
 		d->lost = true;   /* released from the main loop */
 }
@@ -331,47 +472,83 @@ dpu_on_consumer(struct rte_comch_conn *conn, uint32_t id,
 	}
 }
 
+/* ----------------------------------------------------------- fast path */
+
+/* fp-lat: send the held echoes, in order, as far as the host has
+ * buffers; repost the buffers of those that went (or that cannot go: the
+ * host's consumer is gone). True when none is held any more. */
+static bool
+dpu_fp_echo(struct dpu_conn *d, struct dpu_queue *q)
+{
+	void *bufs[DPU_BURST];
+	uint32_t lens[DPU_BURST], reply_to;
+	uint16_t n = 0;
+	int k;
+
+	while (q->nb_held != 0) {
+		struct rte_comch_completion *c = &q->held[q->held_first];
+		struct rte_comch_send_op op = { .data = c->buf, .len = c->len };
+
+		/* reply_to: the immediate data, a private copy */
+		memcpy(&reply_to, c->imm, sizeof(reply_to));
+		k = rte_comch_producer_send_burst(q->prod, reply_to, &op, 1);
+		if (k == 0)
+			break;  /* no buffer posted by the host yet */
+		bufs[n] = c->buf;
+		lens[n++] = d->size;
+		q->held_first = (uint16_t)((q->held_first + 1) % DPU_BURST);
+		q->nb_held--;
+	}
+	if (n != 0)
+		rte_comch_consumer_post_burst(q->cons, bufs, lens, n);
+	return q->nb_held == 0;
+}
+
 /* Fast-path receive on one queue (echo for fp-lat: to the consumer the
  * host names in the immediate data), then give the buffers back. */
 static void
 dpu_fp_poll(struct dpu_conn *d, struct dpu_queue *q)
 {
-	struct rte_comch_completion cpl[64];
-	struct rte_comch_send_op op;
-	void *bufs[64];
-	uint32_t lens[64], reply_to;
-	int n, i, k;
+	struct rte_comch_completion cpl[DPU_BURST];
+	void *bufs[DPU_BURST];
+	uint32_t lens[DPU_BURST];
+	uint16_t nb_repost = 0;
+	int n, i;
 
+	if (q->nb_held != 0 && !dpu_fp_echo(d, q))
+		return; /* the host takes no echo: nothing more from it */
 	n = rte_comch_consumer_poll_burst(q->cons, cpl,
-			(uint16_t)RTE_MIN(d->burst, 64u));
+			(uint16_t)RTE_MIN(d->burst, (uint32_t)DPU_BURST));
 	if (n <= 0)
 		return;
 	for (i = 0; i < n; i++) {
-		bufs[i] = cpl[i].buf;
-		lens[i] = d->size;
 		/* Given back unfilled (its producer died): not a message. */
-		if (cpl[i].status != 0)
-			continue;
-		d->msgs++;
-		if (d->touch) {
-			const uint64_t *w = cpl[i].buf;
-			uint32_t j;
+		if (cpl[i].status == 0) {
+			d->msgs++;
+			if (d->touch) {
+				const uint64_t *w = cpl[i].buf;
+				uint32_t j;
 
-			for (j = 0; j < cpl[i].len / 8; j++)
-				d->touch_sum += w[j];
+				for (j = 0; j < cpl[i].len / 8; j++)
+					d->touch_sum += w[j];
+			}
+			d->bytes += cpl[i].len;
+			if (d->test == PERF_FP_LAT &&
+			    cpl[i].imm_len == sizeof(uint32_t)) {
+				/* echoed from dpu_fp_echo(), in order */
+				q->held[(q->held_first + q->nb_held) %
+					DPU_BURST] = cpl[i];
+				q->nb_held++;
+				continue;
+			}
 		}
-		d->bytes += cpl[i].len;
-		if (d->test == PERF_FP_LAT && cpl[i].imm_len == sizeof(reply_to)) {
-			memcpy(&reply_to, cpl[i].imm, sizeof(reply_to));
-			op = (struct rte_comch_send_op){ .data = cpl[i].buf,
-				.len = cpl[i].len };
-			do {
-				k = rte_comch_producer_send_burst(q->prod,
-						reply_to, &op, 1);
-			} while (k == 0 && !perf_quit);
-		}
+		bufs[nb_repost] = cpl[i].buf;
+		lens[nb_repost++] = d->size;
 	}
-	rte_comch_consumer_post_burst(q->cons, bufs, lens, (uint16_t)n);
+	if (nb_repost != 0)
+		rte_comch_consumer_post_burst(q->cons, bufs, lens, nb_repost);
+	if (q->nb_held != 0)
+		dpu_fp_echo(d, q);
 }
 
 /* fp-bidir: queue i sends to the host's i-th consumer. */
@@ -396,16 +573,58 @@ dpu_fp_send(struct dpu_ctx *x, struct dpu_conn *d, uint32_t i)
 		d->sent += (uint64_t)n;
 }
 
-static void
-dpu_release(struct dpu_ctx *x, unsigned int i)
-{
-	struct dpu_conn *d = x->conns[i];
+/* ----------------------------------------------------------- the loop */
 
-	dpu_fp_teardown(d);
-	rte_comch_server_disconnect(x->srv, d->conn);
+static void
+dpu_free(struct dpu_conn *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < DPU_ECHO_BACKLOG; i++)
+		free(d->echo[i].data);
 	free(d);
-	x->conns[i] = NULL;
-	x->served++;
+}
+
+/* One turn for one connection; false once it is released. */
+static bool
+dpu_conn_turn(struct dpu_ctx *x, unsigned int slot)
+{
+	struct dpu_conn *d = x->conns[slot];
+	uint32_t q;
+
+	if (d->lost && d->nb_queues != 0 && !d->stopping)
+		dpu_fp_stop(d);
+	if (d->stopping && !dpu_fp_drain(d))
+		return true;
+	if (d->lost) {
+		rte_comch_server_disconnect(x->srv, d->conn);
+		dpu_free(d);
+		x->conns[slot] = NULL;
+		x->served++;
+		return false;
+	}
+	if (d->result_due) {
+		d->result_due = false;
+		dpu_reply(d, PERF_MSG_RESULT);
+	}
+	if (d->begin_due && !d->reply_pending) {
+		d->begin_due = false;
+		dpu_begin(x, d, &d->begin);
+	}
+	for (q = 0; q < d->nb_queues && !d->stopping; q++) {
+		if (d->q[q].cons != NULL)
+			dpu_fp_poll(d, &d->q[q]);
+		if (d->sending)
+			dpu_fp_send(x, d, q);
+	}
+	dpu_ctrl_poll(x, d);
+	if (d->end_pending && (d->msgs >= d->end_expect ||
+	    rte_get_timer_cycles() > d->end_deadline)) {
+		d->end_pending = false;
+		d->result_due = true;
+		dpu_fp_stop(d);
+	}
+	return true;
 }
 
 int
@@ -418,13 +637,13 @@ perf_dpu_run(const struct perf_opts *o, int16_t dev_id, double serve_for,
 		.recv_queue_len = 1024,
 		.connect_cb = dpu_on_connect,
 		.disconnect_cb = dpu_on_disconnect,
-		.msg_cb = dpu_on_msg,
 		.consumer_event_cb = dpu_on_consumer,
 		.cb_arg = &x,
 	};
 	uint64_t end = serve_for > 0 ? rte_get_timer_cycles() +
 		(uint64_t)(serve_for * (double)rte_get_timer_hz()) : UINT64_MAX;
-	unsigned int i, q;
+	unsigned int i;
+	bool busy;
 
 	x.srv = rte_comch_server_create(dev_id, &conf);
 	if (x.srv == NULL || rte_comch_server_start(x.srv) < 0) {
@@ -438,33 +657,22 @@ perf_dpu_run(const struct perf_opts *o, int16_t dev_id, double serve_for,
 	while (!perf_quit && rte_get_timer_cycles() < end &&
 	       !(until != NULL && *until)) {
 		rte_comch_server_poll(x.srv);
-		for (i = 0; i < x.nb_slots; i++) {
-			struct dpu_conn *d = x.conns[i];
-
-			if (d == NULL)
-				continue;
-			for (q = 0; q < d->nb_queues; q++) {
-				if (d->q[q].cons != NULL)
-					dpu_fp_poll(d, &d->q[q]);
-				if (d->sending)
-					dpu_fp_send(&x, d, q);
-			}
-			if (d->reply_pending)
-				d->reply_pending = rte_comch_msg_send(d->conn,
-					&d->reply, sizeof(d->reply)) == -EAGAIN;
-			if (d->end_pending && (d->msgs >= d->end_expect ||
-			    rte_get_timer_cycles() > d->end_deadline)) {
-				d->end_pending = false;
-				dpu_fp_teardown(d);
-				dpu_reply(d, PERF_MSG_RESULT);
-			}
-			if (d->lost)
-				dpu_release(&x, i);
-		}
+		for (i = 0; i < x.nb_slots; i++)
+			if (x.conns[i] != NULL)
+				dpu_conn_turn(&x, i);
 	}
-	for (i = 0; i < DPU_MAX_CONNS; i++)
-		if (x.conns[i] != NULL)
-			dpu_release(&x, i);
+	/* Leaving: every connection goes, its queues first (bounded by the
+	 * driver; the server keeps being polled meanwhile). */
+	do {
+		busy = false;
+		rte_comch_server_poll(x.srv);
+		for (i = 0; i < x.nb_slots; i++) {
+			if (x.conns[i] == NULL)
+				continue;
+			x.conns[i]->lost = true;
+			busy |= dpu_conn_turn(&x, i);
+		}
+	} while (busy);
 	rte_comch_server_stop(x.srv);
 	rte_comch_server_destroy(x.srv);
 	free(x.src);

@@ -80,10 +80,10 @@ perf_conn_recv(struct perf_conn *pc, uint64_t *traffic)
 	rte_comch_client_poll(pc->cli);
 	n = rte_comch_msg_recv_burst(pc->conn, msgs, RTE_DIM(msgs));
 	for (i = 0; i < n; i++) {
-		const struct perf_msg *p = perf_msg_parse(&msgs[i]);
+		struct perf_msg p;
 
-		if (p != NULL) {
-			pc->last = *p;
+		if (perf_msg_parse(&msgs[i], &p)) {
+			pc->last = p;
 			pc->have_last = true;
 		} else if (traffic != NULL) {
 			(*traffic)++;
