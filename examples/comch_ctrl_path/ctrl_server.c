@@ -8,8 +8,12 @@
  * Creates a server, waits for clients, prints each client's first message
  * and answers it with --text; any later message is echoed back unchanged
  * (the client uses that to measure round-trip latency). Exits 0 once
- * --clients clients have come and gone. Messages are received through a
- * callback, on the lcore that polls the server.
+ * --clients clients have come and gone.
+ *
+ * One loop serves every client and waits for none of them: it takes one
+ * message per client and turn, and none from a client that has not taken
+ * the answer we owe it (its queue is full: the answer is kept and sent
+ * when there is room). A client that never reads stalls only itself.
  */
 
 #include <getopt.h>
@@ -21,20 +25,48 @@
 
 #include "comch_sample.h"
 
+/* Clients served at once. */
+#define MAX_CLIENTS 64
+
+struct client {
+	struct rte_comch_conn *conn;
+	uint64_t seen;          /* messages received from it */
+	bool owed;              /* an answer waits for room in its queue */
+	uint32_t owed_len;
+	uint8_t *owed_data;     /* the connection's max message size */
+};
+
 struct server_app {
 	const char *reply;
 	uint32_t served;
-	uint32_t failures;
+	struct client clients[MAX_CLIENTS];
 };
 
 static void
-on_connect(struct rte_comch_server *srv __rte_unused,
-		struct rte_comch_conn *conn, void *arg __rte_unused)
+on_connect(struct rte_comch_server *srv, struct rte_comch_conn *conn,
+		void *arg)
 {
+	struct server_app *app = arg;
+	struct client *c = NULL;
+	unsigned int i;
+
+	for (i = 0; i < MAX_CLIENTS && c == NULL; i++)
+		if (app->clients[i].conn == NULL)
+			c = &app->clients[i];
+	if (c != NULL)
+		c->owed_data = malloc(rte_comch_conn_max_msg_size(conn));
+	if (c == NULL || c->owed_data == NULL) {
+		printf("server: too many clients, refusing connection %u\n",
+			rte_comch_conn_id(conn));
+		rte_comch_server_disconnect(srv, conn);
+		return;
+	}
+	c->conn = conn;
+	c->seen = 0;
+	c->owed = false;
+	rte_comch_conn_user_data_set(conn, (uint64_t)(uintptr_t)c);
 	printf("server: client connected (connection %u)\n",
 		rte_comch_conn_id(conn));
-	/* user data: how many messages this connection sent us */
-	rte_comch_conn_user_data_set(conn, 0);
 }
 
 static void
@@ -42,6 +74,8 @@ on_disconnect(struct rte_comch_server *srv, struct rte_comch_conn *conn,
 		int err, void *arg)
 {
 	struct server_app *app = arg;
+	struct client *c = (struct client *)(uintptr_t)
+		rte_comch_conn_user_data_get(conn);
 	struct rte_comch_conn_stats st;
 
 	rte_comch_conn_stats_get(conn, &st);
@@ -49,37 +83,52 @@ on_disconnect(struct rte_comch_server *srv, struct rte_comch_conn *conn,
 		" messages, sent %" PRIu64 "\n", rte_comch_conn_id(conn),
 		rte_strerror(-err), st.msgs_recv, st.msgs_sent);
 	rte_comch_server_disconnect(srv, conn);
+	free(c->owed_data);
+	memset(c, 0, sizeof(*c));
 	app->served++;
 }
 
+/* One turn for one client: what we owe it first, then one message. */
 static void
-on_msg(struct rte_comch_conn *conn, const struct rte_comch_msg *msg,
-		void *arg)
+serve(struct server_app *app, struct client *c)
 {
-	struct server_app *app = arg;
-	uint64_t seen = rte_comch_conn_user_data_get(conn);
-	const void *out = msg->data;
-	uint32_t len = msg->len;
+	struct rte_comch_msg msg;
+	char shown[128];
+	const void *out;
+	uint32_t len;
 	int ret;
 
-	if (seen == 0) {
-		printf("server: received from client: \"%.*s\"\n",
-			(int)msg->len, (const char *)msg->data);
+	if (c->owed) {
+		if (rte_comch_msg_send(c->conn, c->owed_data, c->owed_len) ==
+		    -EAGAIN)
+			return; /* still no room: take nothing from it */
+		c->owed = false;
+	}
+	if (rte_comch_msg_recv_burst(c->conn, &msg, 1) != 1)
+		return;
+	/* msg.data is a private copy, valid until the next receive call. */
+	out = msg.data;
+	len = msg.len;
+	if (c->seen++ == 0) {
+		printf("server: received from client: \"%s\"\n",
+			sample_printable(shown, sizeof(shown), msg.data,
+				msg.len));
 		out = app->reply;
 		len = (uint32_t)strlen(app->reply);
 	}
-	rte_comch_conn_user_data_set(conn, seen + 1);
-	/* The client waits for each answer, so the queue has room; a full
-	 * queue would be retried, never dropped. */
-	do {
-		ret = rte_comch_msg_send(conn, out, len);
-	} while (ret == -EAGAIN && !force_quit);
-	if (ret < 0 && ret != -EAGAIN) {
-		printf("server: send failed: %s\n", rte_strerror(-ret));
-		app->failures++;
-	} else if (seen == 0) {
-		printf("server: sent reply: \"%s\"\n", app->reply);
+	ret = rte_comch_msg_send(c->conn, out, len);
+	if (ret == -EAGAIN) {
+		/* its queue is full: keep the answer, never drop it */
+		memcpy(c->owed_data, out, len);
+		c->owed_len = len;
+		c->owed = true;
+	} else if (ret < 0) {
+		/* the client left: its loss is reported by the poll */
+		return;
 	}
+	if (c->seen == 1)
+		printf("server: %s reply: \"%s\"\n", c->owed ? "queued" : "sent",
+			app->reply);
 }
 
 static void
@@ -109,12 +158,11 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct server_app app = { .reply = "Message received" };
+	static struct server_app app = { .reply = "Message received" };
 	struct rte_comch_server_conf conf = {
 		.name = "comch_ctrl_sample",
 		.connect_cb = on_connect,
 		.disconnect_cb = on_disconnect,
-		.msg_cb = on_msg,
 		.cb_arg = &app,
 	};
 	const char *rep = NULL, *dev_name = NULL;
@@ -213,7 +261,12 @@ main(int argc, char **argv)
 	if (timeout > 0)
 		deadline = sample_deadline(timeout);
 	while (!force_quit && (clients == 0 || app.served < clients)) {
+		unsigned int i;
+
 		rte_comch_server_poll(srv);
+		for (i = 0; i < MAX_CLIENTS; i++)
+			if (app.clients[i].conn != NULL)
+				serve(&app, &app.clients[i]);
 		if (deadline != 0 && rte_comch_server_conn_count(srv) == 0 &&
 		    app.served == 0 && rte_get_timer_cycles() > deadline) {
 			fprintf(stderr, "server: no client within %.1f s\n", timeout);
@@ -221,10 +274,10 @@ main(int argc, char **argv)
 			break;
 		}
 	}
-	if (app.failures != 0)
-		rc = EXIT_FAILURE;
-
+	/* stop releases the connections left (no disconnect_cb) */
 	rte_comch_server_stop(srv);
+	for (unsigned int i = 0; i < MAX_CLIENTS; i++)
+		free(app.clients[i].owed_data);
 	rte_comch_server_destroy(srv);
 	rte_eal_cleanup();
 	printf("server: done, served %u client(s)\n", app.served);

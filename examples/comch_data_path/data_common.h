@@ -127,7 +127,8 @@ data_exchange(const char *who, int16_t dev_id, struct rte_comch_conn *conn,
 	struct rte_comch_completion cpl;
 	struct rte_comch_mem *mem;
 	uint64_t deadline = sample_deadline(timeout);
-	uint32_t len = DATA_BUF_SIZE;
+	uint32_t len = DATA_BUF_SIZE, got;
+	char copy[DATA_BUF_SIZE], shown[DATA_BUF_SIZE + 1];
 	void *buf;
 	int ret = -ETIMEDOUT, n;
 
@@ -180,8 +181,12 @@ data_exchange(const char *who, int16_t dev_id, struct rte_comch_conn *conn,
 		ret = n < 0 ? n : -ETIMEDOUT;
 		goto out;
 	}
-	printf("%s: received through the fast path: \"%.*s\" (from producer %u)\n",
-		who, (int)cpl.len, (const char *)cpl.buf, cpl.producer_id);
+	/* The payload stays in memory the peer can still write: copy it
+	 * once, then use only the copy. */
+	got = rte_comch_completion_copy(&cpl, copy, sizeof(copy));
+	printf("%s: received through the fast path: \"%s\" (from producer %u)\n",
+		who, sample_printable(shown, sizeof(shown), copy, got),
+		cpl.producer_id);
 	ret = 0;
 out:
 	/* Teardown order: producers and consumers before the connection. */
@@ -192,9 +197,13 @@ out:
 	if (cons != NULL) {
 		if (rte_comch_consumer_state(cons) == RTE_COMCH_STATE_RUNNING)
 			rte_comch_consumer_stop(cons);
-		while (rte_comch_consumer_state(cons) != RTE_COMCH_STATE_IDLE &&
-		       rte_comch_consumer_poll_burst(cons, &cpl, 1) >= 0)
-			;
+		/* Idle once every posted buffer is back: at once unless the
+		 * peer holds one it claimed, which the driver bounds. The
+		 * connection keeps being polled meanwhile. */
+		while (rte_comch_consumer_state(cons) != RTE_COMCH_STATE_IDLE) {
+			rte_comch_consumer_poll_burst(cons, &cpl, 1);
+			poll(poll_arg);
+		}
 		rte_comch_consumer_destroy(cons);
 	}
 	rte_comch_mem_destroy(mem);

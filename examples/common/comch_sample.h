@@ -126,6 +126,20 @@ sample_find_dev(const char *name, enum rte_comch_role role,
 /* Where the samples' default devices put their link sockets. */
 #define SAMPLE_DEFAULT_PATH "/tmp/comch"
 
+/* Text a peer sent, made printable into @p out (of @p size bytes): a peer
+ * must not write control characters or forged lines into our output. */
+static inline const char *
+sample_printable(char *out, size_t size, const void *text, uint32_t len)
+{
+	const unsigned char *s = text;
+	size_t i;
+
+	for (i = 0; i < len && i + 1 < size; i++)
+		out[i] = s[i] >= 0x20 && s[i] < 0x7f ? (char)s[i] : '?';
+	out[i] = '\0';
+	return out;
+}
+
 static inline uint64_t
 sample_deadline(double seconds)
 {

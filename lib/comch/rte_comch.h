@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include <errno.h>
+#include <string.h>
 
 #include <rte_bitops.h>
 #include <rte_common.h>
@@ -847,6 +848,39 @@ struct rte_comch_completion {
 	uint32_t imm_len;    /**< Immediate data bytes. */
 	uint8_t imm[RTE_COMCH_IMM_DATA_MAX]; /**< Immediate data. */
 };
+
+/**
+ * Take a stable copy of a completed buffer's payload.
+ *
+ * The payload stays where the peer wrote it, in registered memory the
+ * peer maps: a peer may write there again at any time, also after the
+ * buffer completed. What an application may rely on: the completion's
+ * fields (len, status, producer_id, imm_len, imm) are private copies, and
+ * len is at most the posted length; the payload's bytes are whatever is in
+ * the buffer when they are read. An application that checks the payload
+ * and then uses it must read it once: copy it (this function), then check
+ * and use the copy. One that only forwards or sums the bytes (and does
+ * not branch on them) may use the buffer in place.
+ *
+ * @param cpl
+ *   A completion with status 0.
+ * @param[out] dst
+ *   Receives up to @p size bytes of the payload.
+ * @param size
+ *   Room at @p dst.
+ * @return
+ *   Bytes copied: the smaller of cpl->len and @p size.
+ */
+static inline uint32_t
+rte_comch_completion_copy(const struct rte_comch_completion *cpl, void *dst,
+		uint32_t size)
+{
+	uint32_t n = cpl->len < size ? cpl->len : size;
+
+	if (n != 0)
+		memcpy(dst, cpl->buf, n);
+	return n;
+}
 
 /**
  * Create registered memory on a device: memory the peer may write into
