@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -121,10 +122,13 @@ static struct dpu_conn {
 static struct {
 	unsigned int connects, disconnects;
 	int last_err;
+	int attacker_err;       /* why the attacker's last connection went */
 } ev;
 
-/* The honest client's connection, on the DPU side. */
+/* The honest client's connection, and the attacker's last, on the DPU
+ * side. */
 static struct rte_comch_conn *honest_dpu_conn;
+static struct rte_comch_conn *attacker_dpu_conn;
 static bool honest_connecting;
 
 static void
@@ -136,6 +140,8 @@ on_connect(struct rte_comch_server *s __rte_unused, struct rte_comch_conn *c,
 	ev.connects++;
 	if (honest_connecting)
 		honest_dpu_conn = c;
+	else
+		attacker_dpu_conn = c;
 	for (i = 0; i < DPU_MAX_CONNS; i++) {
 		if (dconns[i].conn == NULL) {
 			dconns[i].conn = c;
@@ -153,10 +159,24 @@ on_disconnect(struct rte_comch_server *s, struct rte_comch_conn *c, int err,
 
 	ev.disconnects++;
 	ev.last_err = err;
+	if (c == attacker_dpu_conn) {
+		attacker_dpu_conn = NULL;
+		ev.attacker_err = err;
+	}
+	if (c == honest_dpu_conn)
+		honest_dpu_conn = NULL;
 	for (i = 0; i < DPU_MAX_CONNS; i++)
 		if (dconns[i].conn == c)
 			dconns[i].conn = NULL;
 	rte_comch_server_disconnect(s, c);
+}
+
+/* The connection of the attacker last connected, on the DPU (NULL once
+ * it is released). */
+static struct rte_comch_conn *
+last_dconn(void)
+{
+	return attacker_dpu_conn;
 }
 
 static void
@@ -301,6 +321,11 @@ honest_close(void)
 	CHECK_OK(rte_comch_client_stop(honest.cli));
 	CHECK_OK(rte_comch_client_destroy(honest.cli));
 	memset(&honest, 0, sizeof(honest));
+	/* the DPU let go of it too: nothing carries over to the next case */
+	dl = test_deadline(10);
+	while (honest_dpu_conn != NULL && !test_expired(dl))
+		dpu_serve();
+	CHECK(honest_dpu_conn == NULL, "the DPU kept the honest connection");
 	return 0;
 }
 
@@ -366,7 +391,7 @@ case_fd_resized_in_check(void)
 			memset(&ev, 0, sizeof(ev));
 			race_hits = 0;
 			CHECK_OK(evil_open(&e, link_dir, srv));
-			TICK_UNTIL(ev.connects == 1, 10);
+			TICK_UNTIL(last_dconn() != NULL, 10);
 			fds[0] = memfd_create("hostile", MFD_CLOEXEC |
 					MFD_ALLOW_SEALING);
 			CHECK(fds[0] >= 0 && ftruncate(fds[0], (off_t)rs) == 0,
@@ -380,8 +405,8 @@ case_fd_resized_in_check(void)
 			CHECK_OK(send_consumer_add(&e, 1, 8, 32, rs, 4096, fds,
 					2));
 			TICK_UNTIL(race_hits == 1, 10);
-			TICK_UNTIL(ev.disconnects == 1, 10);
-			CHECK_EQ(ev.last_err, -EPROTO);
+			TICK_UNTIL(last_dconn() == NULL, 10);
+			CHECK_EQ(ev.attacker_err, -EPROTO);
 			CHECK(test_log_has("malformed or unexpected message from the peer: CONSUMER_ADD 1: region"),
 				"reason logged");
 			race_fd = -1;
@@ -393,20 +418,6 @@ case_fd_resized_in_check(void)
 	}
 	race_after = false;
 	return 0;
-}
-
-/* The connection of the attacker just connected, on the DPU. */
-static struct rte_comch_conn *
-last_dconn(void)
-{
-	struct rte_comch_conn *c = NULL;
-	unsigned int i;
-
-	for (i = 0; i < DPU_MAX_CONNS; i++)
-		if (dconns[i].conn != NULL &&
-		    dconns[i].conn != honest_dpu_conn)
-			c = dconns[i].conn;
-	return c;
 }
 
 /*
@@ -446,6 +457,429 @@ case_ctrl_msg_stable(void)
 	return 0;
 }
 
+/* The CONSUMER_ADD the DPU sends for a consumer it started: the ring
+ * mapped (*@p ring, *@p ring_size) and both fds (to close). */
+static int
+read_consumer_add(struct evil *e, void **ring, size_t *ring_size, int *fds,
+		uint32_t *id)
+{
+	char cbuf[CMSG_SPACE(2 * sizeof(int))];
+	struct shm_msg m;
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	uint64_t dl = test_deadline(10);
+	int n;
+
+	do {
+		tick();
+		n = (int)recvmsg(e->sock, &mh, MSG_DONTWAIT);
+	} while (n < 0 && errno == EAGAIN && !test_expired(dl));
+	CHECK_EQ(n, (int)sizeof(m));
+	CHECK_EQ(m.type, SHM_MSG_CONSUMER_ADD);
+	memcpy(fds, CMSG_DATA(CMSG_FIRSTHDR(&mh)), 2 * sizeof(int));
+	*ring_size = m.consumer.ring_size;
+	*id = m.consumer.consumer_id;
+	*ring = mmap(NULL, *ring_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			fds[0], 0);
+	CHECK(*ring != MAP_FAILED, "map ring");
+	return 0;
+}
+
+/*
+ * Class 2: a buffer the host claimed and never fills. The DPU stops its
+ * consumer and polls only the consumer (no server poll, as a busy
+ * application loop might): it must still come back idle, the claimed
+ * buffer cancelled, and the connection be closed for the peer's fault.
+ */
+static int
+case_claimed_never_filled(void)
+{
+	struct rte_comch_consumer_conf cc = { .nb_posts = 2 };
+	struct rte_comch_completion cpl[4];
+	struct rte_comch_consumer *cons;
+	struct rte_comch_mem *mem;
+	struct shm_cons_hdr *hdr;
+	uint32_t len = 64, id, claim = 0;
+	unsigned int cancelled = 0;
+	size_t ring_size;
+	void *ring, *bufs[2];
+	struct evil e;
+	uint64_t dl;
+	int fds[2], n, i;
+
+	CHECK_OK(evil_open(&e, link_dir, srv));
+	TICK_UNTIL(last_dconn() != NULL, 10);
+	mem = rte_comch_mem_create(dpu, 4096, SOCKET_ID_ANY);
+	cc.mem = mem;
+	cons = rte_comch_consumer_create(last_dconn(), &cc);
+	CHECK(cons != NULL && rte_comch_consumer_start(cons) == 0, "consumer");
+	bufs[0] = rte_comch_mem_addr(mem);
+	bufs[1] = (uint8_t *)bufs[0] + 64;
+	CHECK_EQ(rte_comch_consumer_post_burst(cons, bufs,
+			(const uint32_t[]){ len, len }, 2), 2);
+	CHECK_OK(read_consumer_add(&e, &ring, &ring_size, fds, &id));
+	CHECK_EQ(id, rte_comch_consumer_id(cons));
+	/* the host takes the first buffer and never fills it */
+	hdr = ring;
+	CHECK(__atomic_compare_exchange_n(&hdr->claim, &claim, 1, false,
+		__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE), "claim");
+
+	CHECK_OK(rte_comch_consumer_stop(cons));
+	dl = test_deadline(30);  /* failure guard: the bound is 2 s */
+	while (rte_comch_consumer_state(cons) != RTE_COMCH_STATE_IDLE &&
+	       !test_expired(dl)) {
+		n = rte_comch_consumer_poll_burst(cons, cpl, RTE_DIM(cpl));
+		for (i = 0; i < n; i++)
+			cancelled += cpl[i].status == -ECANCELED;
+	}
+	CHECK_EQ(rte_comch_consumer_state(cons), RTE_COMCH_STATE_IDLE);
+	CHECK_EQ(cancelled, 2);
+	CHECK_OK(rte_comch_consumer_destroy(cons));
+	CHECK_OK(rte_comch_mem_destroy(mem));
+	TICK_UNTIL(last_dconn() == NULL, 10);
+	CHECK_EQ(ev.attacker_err, -EPROTO);
+	CHECK(test_log_has("buffers it claimed and never filled"),
+		"reason logged");
+	munmap(ring, ring_size);
+	close(fds[0]);
+	close(fds[1]);
+	evil_close(&e);
+	return 0;
+}
+
+/*
+ * Class 5: a host that never reads its link socket, while the DPU starts
+ * and stops consumers on its connection (each an announcement). Nothing
+ * may wait for that host: every start returns at once, the honest client
+ * keeps going, and once too many announcements pile up the connection
+ * is closed as the host's fault.
+ */
+static int
+case_unread_socket(void)
+{
+	struct rte_comch_consumer_conf cc = { .nb_posts = 1 };
+	struct rte_comch_consumer *cons;
+	struct rte_comch_mem *mem;
+	struct rte_comch_conn *dc;
+	struct evil e;
+	int i, ret = 0;
+
+	CHECK_OK(evil_open(&e, link_dir, srv));
+	TICK_UNTIL(last_dconn() != NULL, 10);
+	dc = last_dconn();
+	mem = rte_comch_mem_create(dpu, 4096, SOCKET_ID_ANY);
+	cc.mem = mem;
+	for (i = 0; i < 2000 && ret == 0; i++) {
+		cons = rte_comch_consumer_create(dc, &cc);
+		if (cons == NULL)
+			break; /* the connection is closed: refused */
+		ret = rte_comch_consumer_start(cons);
+		if (ret == 0)
+			CHECK_OK(rte_comch_consumer_stop(cons));
+		CHECK_OK(rte_comch_consumer_destroy(cons));
+		if (i % 100 == 0)
+			CHECK_OK(honest_progress(10));
+	}
+	CHECK(ret == -ECONNRESET || ret == -ENOTCONN, "start: %d after %d",
+		ret, i);
+	TICK_UNTIL(last_dconn() == NULL, 10);
+	CHECK_EQ(ev.attacker_err, -EPROTO);
+	CHECK(test_log_has("does not read its link socket"), "reason logged");
+	CHECK_OK(rte_comch_mem_destroy(mem));
+	evil_close(&e);
+	return 0;
+}
+
+/* Connect and send HELLO as the honest evil_open() does, and read the
+ * answer: its type, the REJECT's errno in *@p err. */
+static int
+hello_answer(struct evil *e, uint32_t depth, const char *name, int *err)
+{
+	struct shm_msg m;
+
+	memset(e, 0, sizeof(*e));
+	shm_ring_geom_init(&e->rx, 16, SHM_DEFAULT_MSG_SIZE);
+	e->sock = raw_connect(link_dir);
+	if (e->sock < 0 || sealed_memfd(e->rx.mailbox_size, true, &e->mb_fd,
+			&e->mb) < 0)
+		return -1;
+	hello_init(&m, depth, e->rx.mailbox_size);
+	if (name != NULL)
+		snprintf(m.hello.server_name, sizeof(m.hello.server_name), "%s",
+			name);
+	if (raw_send(e->sock, &m, sizeof(m), &e->mb_fd, 1) < 0)
+		return -1;
+	*err = 0;
+	return raw_answer(e, srv, err);
+}
+
+/*
+ * Class 6: quotas per host function (this DPU: max_conns=4,
+ * max_pending=4, handshake_timeout_ms=2000, max_consumers=4,
+ * max_map_mb=1). The host going beyond one is refused with the reason;
+ * the honest client's connection is not disturbed.
+ */
+static int
+case_quota_conns(void)
+{
+	struct evil e[4];
+	int err, i;
+
+	/* the honest client holds one: three more fit */
+	for (i = 0; i < 3; i++)
+		CHECK_OK(evil_open(&e[i], link_dir, srv));
+	CHECK_EQ(hello_answer(&e[3], 16, NULL, &err), SHM_MSG_REJECT);
+	CHECK_EQ(err, EBUSY);
+	CHECK(test_log_has("has 4 connections, the DPU's limit (max_conns)"),
+		"reason logged");
+	evil_close(&e[3]);
+	CHECK_OK(honest_progress(100));
+	for (i = 0; i < 3; i++)
+		evil_close(&e[i]);
+	TICK_UNTIL(ev.disconnects == 3, 10);
+	/* the places are free again */
+	CHECK_OK(evil_open(&e[0], link_dir, srv));
+	evil_close(&e[0]);
+	TICK_UNTIL(ev.disconnects == 4, 10);
+	return 0;
+}
+
+static int
+case_quota_pending(void)
+{
+	int silent[4], err, i, t;
+	struct evil e;
+	uint64_t dl;
+
+	/* four sockets that never say HELLO take every handshake place */
+	for (i = 0; i < 4; i++) {
+		silent[i] = raw_connect(link_dir);
+		CHECK(silent[i] >= 0, "connect");
+	}
+	/* until they time out (2 s), a newcomer is told to retry... */
+	t = hello_answer(&e, 16, NULL, &err);
+	evil_close(&e);
+	CHECK_EQ(t, SHM_MSG_REJECT);
+	CHECK_EQ(err, EAGAIN);
+	CHECK(test_log_has("handshakes in progress"), "reason logged");
+	/* ... and gets in once their time is up */
+	dl = test_deadline(10);
+	do {
+		uint64_t pace = test_deadline(0.05);
+
+		t = hello_answer(&e, 16, NULL, &err);
+		evil_close(&e);
+		/* a try every 50 ms, not a flood (the log would rate-limit
+		 * the next cases' refusals) */
+		while (t != SHM_MSG_ACCEPT && !test_expired(pace))
+			tick();
+	} while (t != SHM_MSG_ACCEPT && !test_expired(dl));
+	CHECK_EQ(t, SHM_MSG_ACCEPT);
+	for (i = 0; i < 4; i++)
+		close(silent[i]);
+	/* all gone but the honest client's */
+	TICK_UNTIL(ev.disconnects == ev.connects - 1, 10);
+	return 0;
+}
+
+static int
+case_quota_consumers(void)
+{
+	struct shm_msg m;
+	struct evil e;
+	size_t rs = ring_size_of(8);
+	int fds[2], id, err;
+	void *map;
+
+	/* ACCEPT says what the host may announce */
+	memset(&e, 0, sizeof(e));
+	shm_ring_geom_init(&e.rx, 16, SHM_DEFAULT_MSG_SIZE);
+	e.sock = raw_connect(link_dir);
+	CHECK(e.sock >= 0 && sealed_memfd(e.rx.mailbox_size, true, &e.mb_fd,
+		&e.mb) == 0, "connect");
+	hello_init(&m, 16, e.rx.mailbox_size);
+	CHECK_OK(raw_send(e.sock, &m, sizeof(m), &e.mb_fd, 1));
+	{
+		char cbuf[CMSG_SPACE(sizeof(int))];
+		struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+		uint64_t dl = test_deadline(10);
+		int n, fd = -1;
+
+		do {
+			tick();
+			n = (int)recvmsg(e.sock, &mh, MSG_DONTWAIT);
+		} while (n < 0 && errno == EAGAIN && !test_expired(dl));
+		CHECK_EQ(n, (int)sizeof(m));
+		CHECK_EQ(m.type, SHM_MSG_ACCEPT);
+		CHECK_EQ(m.accept.max_consumers, 4);
+		CHECK_EQ(m.accept.max_map, 1 << 20);
+		memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&mh)), sizeof(fd));
+		close(fd);
+	}
+	TICK_UNTIL(last_dconn() != NULL, 10);
+	/* four consumers fit, the fifth is beyond what ACCEPT said */
+	CHECK_OK(sealed_memfd(rs, true, &fds[0], &map));
+	munmap(map, rs);
+	CHECK_OK(sealed_memfd(4096, true, &fds[1], &map));
+	munmap(map, 4096);
+	for (id = 1; id <= 5; id++)
+		CHECK_OK(send_consumer_add(&e, (uint32_t)id, 8, 32, rs, 4096,
+				fds, 2));
+	TICK_UNTIL(last_dconn() == NULL, 10);
+	CHECK_EQ(ev.attacker_err, -EPROTO);
+	CHECK(test_log_has("CONSUMER_ADD 5 beyond the DPU's limits"),
+		"reason logged");
+	evil_close(&e);
+	/* one consumer whose memory is beyond max_map_mb */
+	CHECK_OK(evil_open(&e, link_dir, srv));
+	TICK_UNTIL(last_dconn() != NULL, 10);
+	close(fds[1]);
+	CHECK_OK(sealed_memfd(2 << 20, true, &fds[1], &map));
+	munmap(map, 2 << 20);
+	CHECK_OK(send_consumer_add(&e, 1, 8, 32, rs, 2 << 20, fds, 2));
+	TICK_UNTIL(last_dconn() == NULL, 10);
+	CHECK_EQ(ev.attacker_err, -EPROTO);
+	close(fds[0]);
+	close(fds[1]);
+	evil_close(&e);
+
+	/* an honest host holds itself to them: -ENOSPC, and the
+	 * connection stays */
+	{
+		struct rte_comch_consumer_conf cc = { .nb_posts = 1 };
+		struct rte_comch_consumer *c[5];
+		struct rte_comch_mem *mem;
+
+		mem = rte_comch_mem_create(host, 4096, SOCKET_ID_ANY);
+		cc.mem = mem;
+		for (id = 0; id < 5; id++) {
+			c[id] = rte_comch_consumer_create(honest.conn, &cc);
+			CHECK(c[id] != NULL, "consumer %d", id);
+			err = rte_comch_consumer_start(c[id]);
+			CHECK_EQ(err, id < 4 ? 0 : -ENOSPC);
+		}
+		CHECK(test_log_has("the DPU allows 4 consumers"), "logged");
+		CHECK_OK(honest_progress(100));
+		for (id = 0; id < 5; id++) {
+			if (rte_comch_consumer_state(c[id]) ==
+			    RTE_COMCH_STATE_RUNNING)
+				CHECK_OK(rte_comch_consumer_stop(c[id]));
+			CHECK_OK(rte_comch_consumer_destroy(c[id]));
+		}
+		CHECK_OK(rte_comch_mem_destroy(mem));
+	}
+	return 0;
+}
+
+/* The highest fd number open in this process. */
+static int
+highest_fd(void)
+{
+	int fd, hi = -1;
+
+	for (fd = 0; fd < 65536; fd++)
+		if (fcntl(fd, F_GETFD) >= 0)
+			hi = fd;
+	return hi;
+}
+
+/*
+ * Class 6, this side's resources: the process is out of fds. A new host
+ * is refused saying so (with the spare fd kept for that; the interrupt
+ * thread does not spin), and a consumer announcement whose fds cannot be
+ * taken closes that connection blaming this process, not the host.
+ */
+static int
+case_out_of_fds(void)
+{
+	static int fill[1024];
+	struct rlimit old, tight;
+	struct shm_msg m;
+	struct evil e, e2;
+	size_t rs = ring_size_of(8);
+	int fds[2], err = 0, t = -1, n = 0;
+	void *map;
+
+	CHECK_OK(evil_open(&e, link_dir, srv));
+	TICK_UNTIL(last_dconn() != NULL, 10);
+	CHECK_OK(sealed_memfd(rs, true, &fds[0], &map));
+	munmap(map, rs);
+	CHECK_OK(sealed_memfd(4096, true, &fds[1], &map));
+	munmap(map, 4096);
+	memset(&e2, 0, sizeof(e2));
+	shm_ring_geom_init(&e2.rx, 16, SHM_DEFAULT_MSG_SIZE);
+	CHECK_OK(sealed_memfd(e2.rx.mailbox_size, true, &e2.mb_fd, &e2.mb));
+
+	/* every fd number below a tight limit taken, but one */
+	CHECK_OK(getrlimit(RLIMIT_NOFILE, &old));
+	tight = old;
+	tight.rlim_cur = (rlim_t)highest_fd() + 16;
+	CHECK_OK(setrlimit(RLIMIT_NOFILE, &tight));
+	while (n < (int)RTE_DIM(fill) && (fill[n] = dup(0)) >= 0)
+		n++;
+	close(fill[--n]);
+	e2.sock = raw_connect(link_dir);   /* takes the last one */
+	if (e2.sock >= 0) {
+		hello_init(&m, 16, e2.rx.mailbox_size);
+		if (raw_send(e2.sock, &m, sizeof(m), &e2.mb_fd, 1) == 0)
+			t = raw_answer(&e2, srv, &err);
+	}
+	CHECK_OK(send_consumer_add(&e, 1, 8, 32, rs, 4096, fds, 2));
+	{
+		uint64_t dl = test_deadline(10);
+
+		while (last_dconn() != NULL && !test_expired(dl))
+			tick();
+	}
+	while (n > 0)
+		close(fill[--n]);
+	CHECK_OK(setrlimit(RLIMIT_NOFILE, &old));
+	CHECK(e2.sock >= 0, "the attacker's socket");
+	CHECK_EQ(t, SHM_MSG_REJECT);
+	CHECK_EQ(err, EMFILE);
+	CHECK(last_dconn() == NULL, "the connection stayed");
+	CHECK_EQ(ev.attacker_err, -EMFILE);
+	CHECK(test_log_has("out of file descriptors"), "our fault logged");
+	CHECK(!test_log_has("malformed"), "the host blamed");
+	close(fds[0]);
+	close(fds[1]);
+	evil_close(&e);
+	evil_close(&e2);
+	return 0;
+}
+
+/*
+ * Class 8: what a host chose, in the DPU's log. A server name with
+ * escape sequences and line breaks comes out printable; a queue length
+ * out of range is refused with a line.
+ */
+static int
+case_log_injection(void)
+{
+	int logtype = rte_log_register("pmd.comch.shm");
+	struct evil e;
+	int err;
+
+	rte_log_set_level(logtype, RTE_LOG_DEBUG);
+	CHECK_EQ(hello_answer(&e, 16, "\x1b[31mx\r\nEAL: forged", &err),
+		SHM_MSG_REJECT);
+	evil_close(&e);
+	rte_log_set_level(logtype, RTE_LOG_NOTICE);
+	CHECK_EQ(err, ENOENT);
+	CHECK(test_log_has("no server \"?[31mx??EAL: forged\""),
+		"name sanitised");
+	CHECK(!test_log_has("\x1b") && !test_log_has("\nEAL: forged"),
+		"raw bytes logged");
+	CHECK_EQ(hello_answer(&e, 0, NULL, &err), SHM_MSG_REJECT);
+	evil_close(&e);
+	CHECK_EQ(err, EINVAL);
+	CHECK(test_log_has("recv_queue_len 0 not in"), "refusal logged");
+	return 0;
+}
+
 static int
 run_case(const char *name, int (*fn)(void))
 {
@@ -475,6 +909,13 @@ main(int argc __rte_unused, char **argv)
 	static const struct test_case cases[] = {
 		{ "fd_resized_in_check", case_fd_resized_in_check },
 		{ "ctrl_msg_stable", case_ctrl_msg_stable },
+		{ "claimed_never_filled", case_claimed_never_filled },
+		{ "unread_socket", case_unread_socket },
+		{ "quota_conns", case_quota_conns },
+		{ "quota_pending", case_quota_pending },
+		{ "quota_consumers", case_quota_consumers },
+		{ "out_of_fds", case_out_of_fds },
+		{ "log_injection", case_log_injection },
 	};
 	struct rte_comch_server_conf conf = { .name = "evil",
 		.connect_cb = on_connect, .disconnect_cb = on_disconnect };
@@ -486,7 +927,10 @@ main(int argc __rte_unused, char **argv)
 	if (test_eal_init(argv[0], "hostile", "0", NULL) < 0 ||
 	    test_mkdtemp(link_dir, sizeof(link_dir)) < 0)
 		return 1;
-	snprintf(args, sizeof(args), "role=dpu,path=%s", link_dir);
+	/* small quotas: exhausting them is quick */
+	snprintf(args, sizeof(args),
+		"role=dpu,path=%s,max_conns=4,max_pending=4,handshake_timeout_ms=2000,max_consumers=4,max_map_mb=1",
+		link_dir);
 	if (rte_vdev_init("comch_shm_dpu", args) < 0)
 		return 1;
 	snprintf(args, sizeof(args), "role=host,path=%s", link_dir);

@@ -967,9 +967,16 @@ rte_comch_consumer_create(struct rte_comch_conn *conn,
  *
  * @param cons
  *   The consumer.
+ * The peer learns of it without the caller waiting for the peer: an
+ * announcement the link cannot take now is queued and sent as the peer
+ * reads (comch_shm); a peer that reads nothing loses the connection.
+ *
  * @return
  *   0; -EINVAL for NULL; -EBUSY if not idle; -ECONNRESET if the
- *   connection is lost; -EAGAIN if the link is congested (retry).
+ *   connection is lost; -ENOSPC if the peer's limit on consumers (or on
+ *   their memory) for this connection is reached (logged; comch_shm: the
+ *   DPU's max_consumers and max_map_mb); -ENOMEM / -EMFILE if this process
+ *   is out of memory or fds.
  */
 __rte_experimental
 int rte_comch_consumer_start(struct rte_comch_consumer *cons);

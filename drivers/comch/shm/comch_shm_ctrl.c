@@ -287,7 +287,9 @@ shm_outbox_push(struct shm_conn *sc)
 
 	while ((e = STAILQ_FIRST(&sc->outbox)) != NULL) {
 		ret = shm_msg_send_fds(sc->sock, &e->msg, e->fds, e->nfds);
-		if (ret == -EAGAIN)
+		/* the peer has not read: its queue is full, or it holds as
+		 * many of our fds unread as the kernel allows */
+		if (ret == -EAGAIN || ret == -ETOOMANYREFS)
 			return 0;
 		STAILQ_REMOVE_HEAD(&sc->outbox, next);
 		sc->outbox_len--;
@@ -311,7 +313,7 @@ shm_conn_post_locked(struct shm_conn *sc, const struct shm_msg *msg,
 	}
 	if (STAILQ_EMPTY(&sc->outbox)) {
 		ret = shm_msg_send_fds(sc->sock, msg, fds, nfds);
-		if (ret != -EAGAIN)
+		if (ret != -EAGAIN && ret != -ETOOMANYREFS)
 			goto out;
 	}
 	if (sc->outbox_len >= SHM_OUTBOX_MAX) {

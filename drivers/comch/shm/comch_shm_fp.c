@@ -141,11 +141,13 @@ shm_consumer_start(struct rte_comch_dev *cdev, struct rte_comch_consumer *cons)
 	__atomic_store_n(&c->hdr->claim, c->post_idx, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->hdr->post_prod, c->post_idx, __ATOMIC_RELEASE);
 	ret = shm_consumer_announce(cons, c->ring_fd, sm->fd, c->mem_size);
+	if (ret == -ENOSPC)
+		return ret; /* the DPU's quota (logged) */
 	if (ret < 0) {
 		SHM_LOG(ERR, "%s: connection %u: cannot announce consumer %u: %s",
 			cdev->data->dev_name, cons->conn->id, cons->id,
 			strerror(-ret));
-		return ret == -EAGAIN ? -EAGAIN : -ECONNRESET;
+		return ret == -ENOMEM || ret == -EMFILE ? ret : -ECONNRESET;
 	}
 	c->stopping = false;
 	c->running = true;
