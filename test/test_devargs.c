@@ -144,6 +144,81 @@ test_socket_ownership(void)
 	return 0;
 }
 
+/*
+ * The link folder must be this user's alone: another user who could
+ * create or change it could swap the socket and receive a host's HELLO
+ * and mailbox. The DPU refuses a folder with a looser mode or another
+ * owner (and so does a host before it connects); one it creates is 0700,
+ * and its socket 0600.
+ */
+static int
+test_link_folder(void)
+{
+	struct rte_comch_client_conf cc = { .server_name = "x" };
+	struct rte_comch_client *cli;
+	char dir[128], sock[160];
+	struct stat st;
+	int16_t id;
+
+	snprintf(dir, sizeof(dir), "%s/shared", link_dir);
+	CHECK_OK(mkdir(dir, 0700));
+	CHECK_OK(chmod(dir, 0777));
+	test_log_reset();
+	CHECK(probe("comch_shm_f", "role=dpu,path=%s/shared") < 0,
+		"a 0777 folder accepted");
+	CHECK(test_log_has("has mode 0777, looser than 0700"), "reason logged");
+	CHECK_OK(chmod(dir, 0750));
+	CHECK(probe("comch_shm_f", "role=dpu,path=%s/shared") < 0,
+		"a 0750 folder accepted");
+	CHECK_OK(chmod(dir, 0700));
+	if (geteuid() == 0) { /* only root can give it away */
+		CHECK_OK(chown(dir, 1, 1));
+		test_log_reset();
+		CHECK(probe("comch_shm_f", "role=dpu,path=%s/shared") < 0,
+			"another user's folder accepted");
+		CHECK(test_log_has("belongs to uid 1"), "reason logged");
+		CHECK_OK(chown(dir, geteuid(), getegid()));
+	}
+
+	/* what the DPU makes: a 0700 folder (parents too), a 0600 socket */
+	CHECK_OK(probe("comch_shm_f", "role=dpu,path=%s/shared/a/b"));
+	snprintf(sock, sizeof(sock), "%s/a/b", dir);
+	CHECK_OK(stat(sock, &st));
+	CHECK_EQ(st.st_mode & 07777, 0700);
+	snprintf(sock, sizeof(sock), "%s/a/b/pf0.sock", dir);
+	CHECK_OK(stat(sock, &st));
+	CHECK_EQ(st.st_mode & 07777, 0600);
+
+	/* a host will not send its HELLO through a loose folder */
+	CHECK_OK(probe("comch_shm_fh", "role=host,path=%s/shared/a/b"));
+	id = (int16_t)rte_comch_get_dev_id_by_name("comch_shm_fh");
+	cli = rte_comch_client_create(id, &cc);
+	CHECK(cli != NULL, "client");
+	snprintf(sock, sizeof(sock), "%s/a/b", dir);
+	CHECK_OK(chmod(sock, 0755));
+	test_log_reset();
+	CHECK_EQ(rte_comch_client_start(cli), -EPERM);
+	CHECK(test_log_has("will not connect"), "reason logged");
+	CHECK_OK(chmod(sock, 0700));
+	/* nor to a socket that is not 0600 */
+	snprintf(sock, sizeof(sock), "%s/a/b/pf0.sock", dir);
+	CHECK_OK(chmod(sock, 0666));
+	CHECK_EQ(rte_comch_client_start(cli), -EPERM);
+	CHECK_OK(chmod(sock, 0600));
+	CHECK_OK(rte_comch_client_start(cli));
+	CHECK_OK(rte_comch_client_stop(cli));
+	CHECK_OK(rte_comch_client_destroy(cli));
+	CHECK_OK(rte_vdev_uninit("comch_shm_fh"));
+	CHECK_OK(rte_vdev_uninit("comch_shm_f"));
+	rmdir(sock);
+	snprintf(sock, sizeof(sock), "%s/a/b", dir);
+	rmdir(sock);
+	snprintf(sock, sizeof(sock), "%s/a", dir);
+	rmdir(sock);
+	rmdir(dir);
+	return 0;
+}
+
 int
 main(int argc __rte_unused, char **argv)
 {
@@ -151,6 +226,7 @@ main(int argc __rte_unused, char **argv)
 		{ "good", test_good },
 		{ "bad", test_bad },
 		{ "socket_ownership", test_socket_ownership },
+		{ "link_folder", test_link_folder },
 	};
 	int ret;
 
