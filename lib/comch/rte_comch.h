@@ -133,10 +133,10 @@ struct rte_comch_client;
 struct rte_comch_conn;
 
 /**
- * A control message being delivered. @c data points into the receive queue
- * and stays valid only until the next receive call on the same connection
- * (or, in callback mode, until the callback returns). The peer can write
- * that memory: @c len is validated, the content is the peer's to choose.
+ * A control message being delivered. @c data points to a private copy that
+ * stays valid only until the next receive call on the same connection (or,
+ * in callback mode, until the callback returns). The peer cannot change it
+ * meanwhile; @c len is validated, the content is the peer's to choose.
  */
 struct rte_comch_msg {
 	const void *data; /**< Message bytes. */
@@ -691,7 +691,8 @@ int rte_comch_msg_send(struct rte_comch_conn *conn, const void *data,
 /**
  * Receive up to @p nb_msgs control messages, in send order. Messages
  * returned by the previous call on this connection are released first, so
- * their data pointers become invalid.
+ * their data pointers become invalid, and confirmed to the sender (they
+ * leave its msgs_in_flight).
  *
  * @param conn
  *   The connection.

@@ -51,6 +51,17 @@ shm_slot(struct shm_mailbox_hdr *mb, const struct shm_ring_geom *g,
 
 /* ------------------------------------------------------------ the rings */
 
+/* Give the slots of the last burst received back to the peer. */
+static inline void
+shm_conn_confirm(struct shm_conn *sc)
+{
+	if (sc->rx_held == 0)
+		return;
+	sc->rx_cons += sc->rx_held;
+	sc->rx_held = 0;
+	__atomic_store_n(&sc->remote->tx_cons, sc->rx_cons, __ATOMIC_RELEASE);
+}
+
 int
 shm_msg_send_op(struct rte_comch_conn *conn, const void *data, uint32_t len)
 {
@@ -94,13 +105,18 @@ shm_msg_recv_burst(struct rte_comch_conn *conn, struct rte_comch_msg *msgs,
 
 	if (unlikely(sc->broken))
 		return -ECONNRESET;
+	/* The application is done with the last burst: confirm it. A
+	 * message counts as delivered (out of the sender's in-flight count)
+	 * only once the application called again, so a receiver killed
+	 * while it handles a burst never leaves the sender believing it was
+	 * handled. */
+	shm_conn_confirm(sc);
 	/* Message n sits in slot n & mask with seq n + 1. Whatever the peer
 	 * writes, at most depth slots from our private index are looked at,
 	 * and a slot whose seq is not exactly the expected one is simply not
-	 * a message (yet). Each message is copied once into private memory
-	 * (the peer may rewrite its slot at any time; an application that
-	 * checks a message and reads it again must see the same bytes),
-	 * and its slot goes back to the peer at once. */
+	 * a message (yet). Each message is copied once into private memory:
+	 * the peer may rewrite its slot at any time, and an application that
+	 * checks a message and reads it again must see the same bytes. */
 	max = RTE_MIN((uint32_t)nb_msgs, sc->rx.depth);
 	for (i = 0; i < max; i++) {
 		slot = shm_slot(sc->local, &sc->rx, sc->rx_cons + i);
@@ -120,11 +136,7 @@ shm_msg_recv_burst(struct rte_comch_conn *conn, struct rte_comch_msg *msgs,
 		msgs[i].len = len;
 		used += RTE_ALIGN_CEIL(len, 8);
 	}
-	if (i != 0) {
-		sc->rx_cons += i;
-		__atomic_store_n(&sc->remote->tx_cons, sc->rx_cons,
-				__ATOMIC_RELEASE);
-	}
+	sc->rx_held = i;
 	if (unlikely(i == 0 && (sc->broken || sc->peer_gone)))
 		return -ECONNRESET;
 	return (int)i;
@@ -165,6 +177,9 @@ shm_conn_close(struct rte_comch_dev *cdev __rte_unused,
 {
 	struct shm_conn *sc = conn->drv;
 
+	/* Closing ends the application's use of the last burst. */
+	if (!sc->broken)
+		shm_conn_confirm(sc);
 	shm_conn_flush(sc, true);
 	if (sc->sock >= 0) {
 		if (sc->server != NULL)

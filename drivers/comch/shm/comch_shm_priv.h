@@ -268,6 +268,8 @@ struct shm_conn {
 	struct shm_mailbox_hdr *remote; /**< Peer's mailbox: we only write. */
 	/* Hot: receive side. */
 	uint32_t rx_cons;        /**< Next index we read (private). */
+	uint32_t rx_held;        /**< Slots of the last burst, confirmed to
+				  *   the peer at the next receive call. */
 	uint8_t *rx_arena;       /**< Private copies of the messages
 				  *   delivered by the last receive call
 				  *   (process memory of the primary). */
