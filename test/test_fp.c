@@ -338,8 +338,11 @@ test_again_oversize_destroyed(void)
 		CHECK_EQ(rte_comch_consumer_poll_burst(c, cpl, 8), 1);
 		CHECK_EQ(cpl[0].len, 100);
 		CHECK(memcmp(buf, data, 100) == 0, "content");
-		CHECK_EQ(rte_comch_producer_send_burst(p, id + 1, &op, 1), -ENOENT);
-		CHECK_EQ(rte_comch_producer_send_burst(p, 100000, &op, 1), -ENOENT);
+		/* Ids above every one announced: not yet ("again"); 0 is
+		 * never an id. */
+		CHECK_EQ(rte_comch_producer_send_burst(p, id + 1, &op, 1), 0);
+		CHECK_EQ(rte_comch_producer_send_burst(p, 100000, &op, 1), 0);
+		CHECK_EQ(rte_comch_producer_send_burst(p, 0, &op, 1), -ENOENT);
 
 		/* Posts outside the registered memory are refused. */
 		CHECK_EQ(rte_comch_consumer_post_burst(c, (void *[]){ data },
@@ -407,6 +410,9 @@ test_consumer_ids(void)
 	CHECK(rte_comch_producer_send_burst(p, n1, &op, 1) <= 0,
 		"send to destroyed consumer %u accepted", n1);
 	CHECK_EQ(rte_comch_consumer_poll_burst(c2, cpl, 8), 0);
+	/* The new id, learnt ahead of its announcement (a reply-to field
+	 * in the peer's data, say): "again", not "gone". */
+	CHECK_EQ(rte_comch_producer_send_burst(p, n2, &op, 1), 0);
 
 	/* Once the host learnt of both: -ENOENT for N, the new one works. */
 	LINK_POLL_UNTIL(&l, l.host_ev.destroyed == 1 && l.host_ev.created == 2);

@@ -475,9 +475,10 @@ sec_receive(struct sec *s)
 		if (cpl[i].status != 0 || cpl[i].len != MSG_SIZE ||
 		    cpl[i].imm_len != sizeof(imm) || imm.seq != s->received ||
 		    imm.sender != s->index) {
-			SAY("FAIL sec%u: echo %" PRIu64 ": status %d len %u seq %u sender %u",
+			SAY("FAIL sec%u: echo %" PRIu64 ": status %d len %u seq %u sender %u reply_to %u (consumer %u)",
 				s->index, s->received, cpl[i].status,
-				cpl[i].len, imm.seq, imm.sender);
+				cpl[i].len, imm.seq, imm.sender, imm.reply_to,
+				rte_comch_consumer_id(s->cons));
 			return -EIO;
 		}
 		for (j = 0; j < MSG_SIZE; j++) {

@@ -1155,12 +1155,17 @@ int rte_comch_conn_remote_consumers(struct rte_comch_conn *conn,
  * @return
  *   Number of messages sent: fewer than @p nb_ops when the consumer has no
  *   more posted buffer (retry: "again", nothing is dropped) or the next
- *   message is refused; a negative errno when the first message is refused:
+ *   message is refused. 0 ("again") also for an id above every id the peer
+ *   announced so far: ids increase, so it may be announced soon (an id
+ *   learned from the peer's own data can arrive before the consumer
+ *   event). A negative errno when the first message is refused:
  *   - -EMSGSIZE: payload larger than the posted buffer, or immediate data
  *     longer than the consumer accepts;
- *   - -ENOENT: no such consumer, or it was destroyed (in a secondary
- *     process also: not listed by rte_comch_conn_remote_consumers() in
- *     this process since it was created);
+ *   - -ENOENT: 0, or an id at or below the highest announced with no live
+ *     consumer: it was destroyed (or announced later than a higher id; in
+ *     a secondary process also: not listed by
+ *     rte_comch_conn_remote_consumers() in this process since it was
+ *     created);
  *   - -ECONNRESET: the connection is lost or broken (in a secondary
  *     process also: the primary is gone);
  *   - -EBUSY: the producer is not running.

@@ -498,12 +498,18 @@ shm_fp_send(void *producer, uint32_t consumer_id,
 		rte_compiler_barrier();
 	/* Only the consumer of that id, in the incarnation the primary
 	 * publishes, is reachable: a consumer id is never reused, so a send
-	 * meant for a destroyed consumer finds nothing. */
+	 * meant for a destroyed consumer finds nothing. An id above every
+	 * one the peer announced may be announced soon (the application
+	 * learned it from the peer's data, ahead of the link socket):
+	 * "again", like a consumer with no buffer. */
 	r = __atomic_load_n(&p->view->remote[slot], __ATOMIC_ACQUIRE);
 	if (unlikely(r == NULL || r->id != consumer_id || r->gen !=
 		     __atomic_load_n(&sc->remote_gen[slot],
 				     __ATOMIC_ACQUIRE))) {
 		__atomic_store_n(&p->hazard, 0, __ATOMIC_RELEASE);
+		if (consumer_id > __atomic_load_n(&sc->remote_max_id,
+				__ATOMIC_ACQUIRE))
+			return 0;
 		return -ENOENT;
 	}
 
@@ -771,6 +777,8 @@ shm_consumer_add(struct shm_conn *sc, const struct shm_msg_consumer *m,
 	pthread_mutex_unlock(&v->lock);
 	__atomic_store_n(&sc->remote_id[slot], r->id, __ATOMIC_RELAXED);
 	__atomic_store_n(&sc->remote_gen[slot], r->gen, __ATOMIC_RELEASE);
+	if (r->id > sc->remote_max_id)
+		__atomic_store_n(&sc->remote_max_id, r->id, __ATOMIC_RELEASE);
 	rte_comch_pmd_consumer_event(sc->conn, r->id, RTE_COMCH_CONSUMER_CREATED);
 	return 0;
 }

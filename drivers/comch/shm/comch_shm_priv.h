@@ -311,6 +311,10 @@ struct shm_conn {
 	 * after its id). */
 	uint32_t remote_gen[COMCH_MAX_FP_OBJECTS];
 	uint32_t remote_id[COMCH_MAX_FP_OBJECTS];
+	/* Shared: the highest consumer id the peer announced so far (its
+	 * ids increase), so a send to an id above it is "not announced
+	 * yet", not "gone" (written by the polling lcore). */
+	uint32_t remote_max_id;
 };
 
 /* Lost (peer gone, primary gone) or broken (the peer broke the rules):
