@@ -246,8 +246,11 @@ test_states_and_limits(void)
 	CHECK_OK(rte_comch_producer_start(prod));
 	CHECK_EQ(rte_comch_producer_start(prod), -EBUSY);
 	CHECK_EQ(rte_comch_producer_destroy(prod), -EBUSY);
-	CHECK_EQ(rte_comch_producer_send_burst(prod, 300,
+	/* 0 is never an id; an id above every announced one is "again". */
+	CHECK_EQ(rte_comch_producer_send_burst(prod, 0,
 			&(struct rte_comch_send_op){ 0 }, 1), -ENOENT);
+	CHECK_EQ(rte_comch_producer_send_burst(prod, 300,
+			&(struct rte_comch_send_op){ 0 }, 1), 0);
 	CHECK_EQ(rte_comch_client_stop(cli), -EBUSY);
 	CHECK_OK(rte_comch_producer_stop(prod));
 	CHECK_OK(rte_comch_producer_destroy(prod));
