@@ -9,6 +9,9 @@
  * crash.
  */
 
+#include <linux/mempolicy.h>
+#include <sys/syscall.h>
+
 #include <rte_memory.h>
 
 #include "comch_test.h"
@@ -229,9 +232,9 @@ test_states_and_limits(void)
 	kc.nb_posts = 8193;
 	EXPECT_NULL_ERRNO(rte_comch_consumer_create(conn, &kc), ERANGE);
 	kc.nb_posts = 0;
-	kc.imm_data_len = 33;
+	kc.max_imm_len = 33;
 	EXPECT_NULL_ERRNO(rte_comch_consumer_create(conn, &kc), ERANGE);
-	kc.imm_data_len = 0;
+	kc.max_imm_len = 0;
 	cons = rte_comch_consumer_create(conn, &kc);
 	prod = rte_comch_producer_create(conn, NULL);
 	CHECK(cons && prod, "fast-path objects");
@@ -246,7 +249,11 @@ test_states_and_limits(void)
 	CHECK_OK(rte_comch_producer_start(prod));
 	CHECK_EQ(rte_comch_producer_start(prod), -EBUSY);
 	CHECK_EQ(rte_comch_producer_destroy(prod), -EBUSY);
+	/* no consumer of the peer yet: an id above every announced one may
+	 * come ("again"), 0 never does */
 	CHECK_EQ(rte_comch_producer_send_burst(prod, 300,
+			&(struct rte_comch_send_op){ 0 }, 1), 0);
+	CHECK_EQ(rte_comch_producer_send_burst(prod, 0,
 			&(struct rte_comch_send_op){ 0 }, 1), -ENOENT);
 	CHECK_EQ(rte_comch_client_stop(cli), -EBUSY);
 	CHECK_OK(rte_comch_producer_stop(prod));
@@ -279,6 +286,43 @@ test_states_and_limits(void)
 	return 0;
 }
 
+/* The NUMA policy of the page at @p addr: the mode, and the nodes in
+ * *@p nodes. */
+static int
+mem_policy(void *addr, unsigned long *nodes)
+{
+	int mode = -1;
+
+	*nodes = 0;
+	if (syscall(__NR_get_mempolicy, &mode, nodes, 8 * sizeof(*nodes), addr,
+			MPOL_F_ADDR) < 0)
+		return -errno;
+	return mode;
+}
+
+/* Registered memory goes where it is asked to: on a socket (preferred,
+ * so a full node falls back rather than fails), or where it is first
+ * touched; a socket the machine does not have is refused. */
+static int
+test_mem_socket(void)
+{
+	int socket = rte_socket_id_by_idx(0);
+	struct rte_comch_mem *on, *any;
+	unsigned long nodes;
+
+	on = rte_comch_mem_create(host, 8192, socket);
+	any = rte_comch_mem_create(host, 8192, SOCKET_ID_ANY);
+	CHECK(on != NULL && any != NULL, "mem: %s", rte_strerror(rte_errno));
+	CHECK_EQ(mem_policy(rte_comch_mem_addr(on), &nodes), MPOL_PREFERRED);
+	CHECK_EQ(nodes, 1UL << socket);
+	CHECK_EQ(mem_policy(rte_comch_mem_addr(any), &nodes), MPOL_DEFAULT);
+	CHECK_OK(rte_comch_mem_destroy(on));
+	CHECK_OK(rte_comch_mem_destroy(any));
+	EXPECT_NULL_ERRNO(rte_comch_mem_create(host, 8192, 1000), EINVAL);
+	EXPECT_NULL_ERRNO(rte_comch_mem_create(host, 8192, -7), EINVAL);
+	return 0;
+}
+
 int
 main(int argc __rte_unused, char **argv)
 {
@@ -286,6 +330,7 @@ main(int argc __rte_unused, char **argv)
 		{ "devices", test_devices },
 		{ "null_objects", test_null_objects },
 		{ "states_and_limits", test_states_and_limits },
+		{ "mem_socket", test_mem_socket },
 	};
 	int ret;
 

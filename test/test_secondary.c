@@ -11,7 +11,8 @@
  *                      --no-huge) serving "sec". Per host connection it
  *                      creates NB_DPU_QUEUES consumer/producer pairs and
  *                      echoes every message back to the consumer named in
- *                      its immediate data, in order. Prints connections,
+ *                      its immediate data, in order, and every control
+ *                      message back as it came. Prints connections,
  *                      consumer events of the host, completions given up
  *                      (a dead producer's), and checks its consumers all
  *                      come back at teardown. "mark X" on stdin is printed
@@ -35,7 +36,12 @@
  *                      the primary is gone, then checks every call fails
  *                      cleanly and tears down); "churn" (makes and
  *                      unmakes its objects with some traffic each time,
- *                      until killed).
+ *                      until killed); "ctrl" (sends COUNT control
+ *                      messages on the connection, each echoed by the DPU,
+ *                      checks every echo, then waits for a line on stdin
+ *                      and detaches); "ctrl-busy" (checks that another
+ *                      secondary's control messages have the connection:
+ *                      -EBUSY).
  *
  * Every role prints "FAIL ..." and exits non-zero when a check fails.
  */
@@ -244,6 +250,24 @@ dpu_teardown(void)
 	SAY("dpu: teardown ok");
 }
 
+/* Every control message back as it came (one at a time: the host waits
+ * for each echo). */
+static int
+dpu_ctrl_echo(void)
+{
+	struct rte_comch_msg m[8];
+	int n, i;
+
+	n = rte_comch_msg_recv_burst(dpu.conn, m, RTE_DIM(m));
+	for (i = 0; i < n; i++) {
+		if (rte_comch_msg_send(dpu.conn, m[i].data, m[i].len) < 0) {
+			SAY("FAIL dpu: cannot echo a control message");
+			dpu.fail = 1;
+		}
+	}
+	return n > 0 ? n : 0;
+}
+
 /* A line on stdin: "mark X" is printed back as "dpu: mark X" (after
  * everything printed before it). Returns false at the end of stdin. */
 static bool
@@ -281,6 +305,8 @@ run_dpu(const char *prog, const char *linkdir)
 	SAY("dpu: ready");
 	while (!dpu.fail) {
 		work = rte_comch_server_poll(dpu.srv);
+		if (dpu.conn != NULL && !dpu.lost)
+			work += dpu_ctrl_echo();
 		if (dpu.conn != NULL && !dpu.lost)
 			for (i = 0; i < NB_DPU_QUEUES; i++)
 				work += dpu_queue_poll(&dpu.q[i]);
@@ -369,7 +395,7 @@ run_primary(const char *prog, const char *linkdir, const char *prefix)
 /* =========================================================== secondary */
 
 enum sec_mode { SEC_NORMAL, SEC_PAUSE, SEC_CRASH, SEC_EXIT, SEC_UNTIL_GONE,
-	SEC_CHURN };
+	SEC_CHURN, SEC_CTRL, SEC_CTRL_BUSY };
 
 struct sec {
 	int16_t dev;
@@ -417,8 +443,9 @@ sec_checks(struct sec *s)
 	CHECK_EQ(rte_comch_conn_id(s->conn), s->conn_id);
 	CHECK(rte_comch_conn_attach(s->dev, s->conn_id) == NULL &&
 	      rte_errno == EEXIST, "second attach");
-	CHECK_EQ(rte_comch_msg_send(s->conn, &v, sizeof(v)), -ENOTSUP);
-	CHECK_EQ(rte_comch_conn_user_data_set(s->conn, 1), -ENOTSUP);
+	/* above the connection's size: refused before anything is read */
+	CHECK_EQ(rte_comch_msg_send(s->conn, &v, 5000), -EMSGSIZE);
+	CHECK_EQ(rte_comch_conn_user_data_set(s->conn, v), -ENOTSUP);
 	return 0;
 }
 
@@ -660,11 +687,57 @@ sec_churn(struct sec *s)
 	}
 }
 
+/* Control messages from a secondary, through the library: each echoed
+ * by the DPU, in order, unchanged; then, after a line on stdin, the
+ * connection is the primary's again (detach). "ctrl-busy": another
+ * secondary has the connection's control messages. */
+static int
+sec_ctrl(struct sec *s)
+{
+	uint64_t dl = test_deadline(GUARD_S);
+	struct rte_comch_msg m[4];
+	uint32_t k, v, got;
+	char line[16];
+	int n;
+
+	if (s->mode == SEC_CTRL_BUSY) {
+		v = 1;
+		CHECK_EQ(rte_comch_msg_send(s->conn, &v, sizeof(v)), -EBUSY);
+		CHECK_EQ(rte_comch_msg_recv_burst(s->conn, m, 1), -EBUSY);
+		CHECK_OK(rte_comch_conn_detach(s->conn));
+		SAY("sec%u: ctrl busy ok", s->index);
+		return 0;
+	}
+	for (k = 0; k < s->count; k++) {
+		v = s->index << 24 | k;
+		/* -EBUSY: the last secondary's relay is being freed by the
+		 * primary's next poll */
+		while (((n = rte_comch_msg_send(s->conn, &v, sizeof(v))) ==
+			-EAGAIN || (n == -EBUSY && k == 0)) && !test_expired(dl))
+			sched_yield();
+		CHECK_OK(n);
+		do
+			n = rte_comch_msg_recv_burst(s->conn, m, RTE_DIM(m));
+		while (n == 0 && !test_expired(dl));
+		CHECK(n == 1, "echo %u: %d messages", k, n);
+		CHECK_EQ(m[0].len, sizeof(v));
+		memcpy(&got, m[0].data, sizeof(got));
+		CHECK_EQ(got, v);
+	}
+	SAY("sec%u: ctrl done %" PRIu64, s->index, s->count);
+	if (fgets(line, sizeof(line), stdin) == NULL)
+		return -1;
+	CHECK_OK(rte_comch_conn_detach(s->conn));
+	rte_eal_cleanup();
+	SAY("sec%u: ok", s->index);
+	return 0;
+}
+
 static int
 run_secondary(const char *prog, int argc, char **argv)
 {
 	static const char * const modes[] = { "normal", "pause", "crash",
-		"exit", "until-gone", "churn" };
+		"exit", "until-gone", "churn", "ctrl", "ctrl-busy" };
 	char pfx[128], lcores[32], line[16];
 	const char *eal[] = { prog, lcores, "--proc-type=secondary", pfx,
 		"--no-pci", "--no-telemetry", "--log-level=lib.eal:error", NULL };
@@ -693,6 +766,8 @@ run_secondary(const char *prog, int argc, char **argv)
 		return 1;
 	if (s.mode == SEC_CHURN)
 		return sec_churn(&s) < 0 ? 1 : 0;
+	if (s.mode == SEC_CTRL || s.mode == SEC_CTRL_BUSY)
+		return sec_ctrl(&s) < 0 ? 1 : 0;
 	if (sec_setup(&s) < 0 || sec_traffic(&s) < 0)
 		return 1;
 	if (s.mode == SEC_EXIT) {
@@ -712,18 +787,27 @@ run_secondary(const char *prog, int argc, char **argv)
 
 /* ================================================== an evil secondary */
 
+/* The size of a consumer ring of @p depth posts (comch_shm.h). */
+static size_t
+ring_size_of(uint32_t depth)
+{
+	return RTE_ALIGN_CEIL(sizeof(struct shm_cons_hdr) +
+		(size_t)rte_align32pow2(depth) * sizeof(struct shm_post_slot),
+		(size_t)sysconf(_SC_PAGESIZE));
+}
+
 /* Send @p req (@p len bytes: more are zeros) to the library's action,
  * with @p nfds fds; the reply in @p rep (if not NULL) and its first fd in
  * @p fd (if not NULL; others are closed). Returns the primary's result,
  * INT_MIN if it does not answer properly. */
 static int
-evil_call_fd(const struct comch_mp_req *req, int len, const int *fds,
-		int nfds, struct comch_mp_rep *rep, int *fd)
+evil_call_fd(const struct comch_mp_request *req, int len, const int *fds,
+		int nfds, struct comch_mp_reply *rep, int *fd)
 {
 	struct timespec ts = { .tv_sec = 10 };
 	struct rte_mp_reply replies = { 0 };
 	struct rte_mp_msg msg = { 0 };
-	struct comch_mp_rep r;
+	struct comch_mp_reply r;
 	int i, ret = INT_MIN;
 
 	strcpy(msg.name, COMCH_MP_ACTION);
@@ -756,14 +840,14 @@ evil_call_fd(const struct comch_mp_req *req, int len, const int *fds,
 }
 
 static int
-evil_call(const struct comch_mp_req *req, int len, const int *fds, int nfds,
-		struct comch_mp_rep *rep)
+evil_call(const struct comch_mp_request *req, int len, const int *fds, int nfds,
+		struct comch_mp_reply *rep)
 {
 	return evil_call_fd(req, len, fds, nfds, rep, NULL);
 }
 
 static void
-evil_req(struct comch_mp_req *req, uint16_t type, uint32_t token,
+evil_req(struct comch_mp_request *req, uint16_t type, uint32_t token,
 		int16_t dev, uint32_t conn)
 {
 	memset(req, 0, sizeof(*req));
@@ -772,23 +856,6 @@ evil_req(struct comch_mp_req *req, uint16_t type, uint32_t token,
 	req->token = token;
 	req->dev_id = dev;
 	req->conn_id = conn;
-}
-
-/* A driver request of comch_shm. */
-static int
-evil_drv(uint32_t token, int16_t dev, uint32_t conn, uint16_t kind,
-		uint32_t obj, const struct shm_mp_req *d, uint32_t d_len,
-		const int *fds, int nfds)
-{
-	struct comch_mp_req req;
-
-	evil_req(&req, COMCH_MP_DRIVER, token, dev, conn);
-	req.kind = kind;
-	req.obj_id = obj;
-	req.data_len = d_len;
-	if (d != NULL)
-		memcpy(req.data, d, sizeof(*d));
-	return evil_call(&req, sizeof(req), fds, nfds, NULL);
 }
 
 /*
@@ -811,9 +878,8 @@ run_evil(const char *prog, int argc, char **argv)
 	struct rte_comch_producer *a_prod;
 	struct rte_comch_mem *mem;
 	struct rte_comch_conn *conn;
-	struct comch_mp_req req;
-	struct comch_mp_rep rep;
-	struct shm_mp_req d;
+	struct comch_mp_request req;
+	struct comch_mp_reply rep;
 	uint32_t conn_id, tb, b_cons;
 	int16_t dev;
 	int nulls[5], mfd[2], live_b, i;
@@ -903,25 +969,27 @@ run_evil(const char *prog, int argc, char **argv)
 	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -ENOENT);
 	req.obj_id = 9999;
 	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -ENOENT);
-	d = (struct shm_mp_req){ .op = SHM_MP_WITHDRAW };
-	CHECK_EQ(evil_drv(tb, dev, conn_id, COMCH_FP_CONSUMER,
-		rte_comch_consumer_id(a_cons), &d, sizeof(d), NULL, 0), -ENOENT);
-	/* driver requests */
-	d = (struct shm_mp_req){ .op = SHM_MP_REMOTE_GET, .consumer_id = 0 };
-	CHECK_EQ(evil_drv(tb, dev, conn_id, 0, 0, &d, 1000, NULL, 0), -EINVAL);
-	CHECK_EQ(evil_drv(tb, dev, conn_id, 0, 0, &d, 3, NULL, 0), -EINVAL);
-	/* 0 is never a consumer id */
-	CHECK_EQ(evil_drv(tb, dev, conn_id, 0, 0, &d, sizeof(d), NULL, 0),
-		-EINVAL);
-	d.consumer_id = 9999;
-	CHECK_EQ(evil_drv(tb, dev, conn_id, 0, 0, &d, sizeof(d), NULL, 0),
-		-ENOENT);
-	d.op = 99;
-	CHECK_EQ(evil_drv(tb, dev, conn_id, 0, 0, &d, sizeof(d), NULL, 0),
-		-EINVAL);
-	d = (struct shm_mp_req){ .op = SHM_MP_ANNOUNCE, .mem_size = 4096 };
-	CHECK_EQ(evil_drv(tb, dev, conn_id, 0, 0, &d, sizeof(d), NULL, 0),
-		-EINVAL);
+	evil_req(&req, COMCH_MP_WITHDRAW, tb, dev, conn_id);
+	req.obj_id = rte_comch_consumer_id(a_cons);
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -ENOENT);
+	/* the peer's consumers: 0 is never a consumer id, nor an
+	 * incarnation; an id the peer never announced */
+	evil_req(&req, COMCH_MP_REMOTE_EXPORT, tb, dev, conn_id);
+	req.gen = 1;
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -EINVAL);
+	req.obj_id = 9999;
+	req.gen = 0;
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -EINVAL);
+	req.gen = UINT64_MAX;
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -EINVAL);
+	req.gen = 1;
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -ENOENT);
+	/* announcements: of no consumer, with a count of fds that is not
+	 * what comes with it */
+	evil_req(&req, COMCH_MP_ANNOUNCE, tb, dev, conn_id);
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -EINVAL);
+	req.xfer.nb_fds = 1000;
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -EINVAL);
 	/* B's own consumer, announced with fds that are not what they say */
 	evil_req(&req, COMCH_MP_FP_ALLOC, tb, dev, conn_id);
 	req.kind = COMCH_FP_CONSUMER;
@@ -929,20 +997,25 @@ run_evil(const char *prog, int argc, char **argv)
 	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, &rep), 0);
 	addr = (void *)(uintptr_t)rep.addr;
 	b_cons = ((struct rte_comch_consumer *)addr)->id;
-	CHECK_EQ(evil_drv(tb, dev, conn_id, COMCH_FP_CONSUMER, b_cons, &d,
-		sizeof(d), nulls, 2), -EINVAL);
-	CHECK_EQ(evil_drv(tb, dev, conn_id, COMCH_FP_CONSUMER, b_cons, &d,
-		sizeof(d), nulls, 1), -EINVAL);
+	evil_req(&req, COMCH_MP_ANNOUNCE, tb, dev, conn_id);
+	req.obj_id = b_cons;
+	req.xfer.val[0] = 4;                  /* nb_posts */
+	req.xfer.val[1] = 0;                  /* max_imm_len */
+	req.xfer.val[2] = ring_size_of(4);    /* ring_size */
+	req.xfer.val[3] = 4096;               /* mem_size */
+	req.xfer.nb_fds = 2;
+	CHECK_EQ(evil_call(&req, sizeof(req), nulls, 2, NULL), -EINVAL);
+	req.xfer.nb_fds = 1;
+	CHECK_EQ(evil_call(&req, sizeof(req), nulls, 1, NULL), -EINVAL);
 	mfd[0] = memfd_create("evil", MFD_ALLOW_SEALING);
 	mfd[1] = memfd_create("evil", MFD_ALLOW_SEALING);
 	CHECK(ftruncate(mfd[0], 4096) == 0 && ftruncate(mfd[1], 4096) == 0,
 		"memfds");
 	/* right kind, unsealed */
-	CHECK_EQ(evil_drv(tb, dev, conn_id, COMCH_FP_CONSUMER, b_cons, &d,
-		sizeof(d), mfd, 2), -EINVAL);
-	d.mem_size = UINT64_MAX;
-	CHECK_EQ(evil_drv(tb, dev, conn_id, COMCH_FP_CONSUMER, b_cons, &d,
-		sizeof(d), mfd, 2), -EINVAL);
+	req.xfer.nb_fds = 2;
+	CHECK_EQ(evil_call(&req, sizeof(req), mfd, 2, NULL), -EINVAL);
+	req.xfer.val[3] = UINT64_MAX;
+	CHECK_EQ(evil_call(&req, sizeof(req), mfd, 2, NULL), -EINVAL);
 	evil_req(&req, COMCH_MP_FP_FREE, tb, dev, conn_id);
 	req.kind = COMCH_FP_CONSUMER;
 	req.obj_id = b_cons;
