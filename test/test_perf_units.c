@@ -19,8 +19,6 @@
 
 #include "perf.h"
 
-volatile bool perf_quit;
-
 static int failures;
 
 #define EXPECT(cond, ...) do { \

@@ -30,7 +30,7 @@
 
 #include <rte_common.h>
 
-#include "perf.h"
+#include "perf_engine.h"
 
 enum kind {
 	K_LAT = 1 << 0,    /* ctrl-lat, fp-lat */
@@ -129,17 +129,13 @@ perf_report_reset(void)
 static unsigned int
 kind_of(enum perf_test t)
 {
-	switch (t) {
-	case PERF_CTRL_LAT:
-	case PERF_FP_LAT:
+	if (perf_test_is(t, PERF_E_LATENCY))
 		return K_LAT;
-	case PERF_FP_BIDIR:
+	if (perf_test_is(t, PERF_E_BIDIR))
 		return K_BIDIR;
-	case PERF_CONN_RATE:
+	if (perf_test_is(t, PERF_E_SIZELESS))
 		return K_CONN;
-	default:
-		return K_TPUT;
-	}
+	return K_TPUT;
 }
 
 static void
