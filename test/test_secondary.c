@@ -797,12 +797,12 @@ ring_size_of(uint32_t depth)
 }
 
 /* Send @p req (@p len bytes: more are zeros) to the library's action,
- * with @p nfds fds; the reply in @p rep (if not NULL) and its first fd in
+ * with @p nfds fds; the reply in @p reply (if not NULL) and its first fd in
  * @p fd (if not NULL; others are closed). Returns the primary's result,
  * INT_MIN if it does not answer properly. */
 static int
 evil_call_fd(const struct comch_mp_request *req, int len, const int *fds,
-		int nfds, struct comch_mp_reply *rep, int *fd)
+		int nfds, struct comch_mp_reply *reply, int *fd)
 {
 	struct timespec ts = { .tv_sec = 10 };
 	struct rte_mp_reply replies = { 0 };
@@ -831,8 +831,8 @@ evil_call_fd(const struct comch_mp_request *req, int len, const int *fds,
 		if (m->len_param == (int)sizeof(r)) {
 			memcpy(&r, m->param, sizeof(r));
 			ret = r.result;
-			if (rep != NULL)
-				*rep = r;
+			if (reply != NULL)
+				*reply = r;
 		}
 	}
 	free(replies.msgs);
@@ -841,9 +841,9 @@ evil_call_fd(const struct comch_mp_request *req, int len, const int *fds,
 
 static int
 evil_call(const struct comch_mp_request *req, int len, const int *fds, int nfds,
-		struct comch_mp_reply *rep)
+		struct comch_mp_reply *reply)
 {
-	return evil_call_fd(req, len, fds, nfds, rep, NULL);
+	return evil_call_fd(req, len, fds, nfds, reply, NULL);
 }
 
 static void
@@ -879,7 +879,7 @@ run_evil(const char *prog, int argc, char **argv)
 	struct rte_comch_mem *mem;
 	struct rte_comch_conn *conn;
 	struct comch_mp_request req;
-	struct comch_mp_reply rep;
+	struct comch_mp_reply reply;
 	uint32_t conn_id, tb, b_cons;
 	int16_t dev;
 	int nulls[5], mfd[2], live_b, i;
@@ -904,8 +904,8 @@ run_evil(const char *prog, int argc, char **argv)
 
 	/* B: a second registration of the same process */
 	evil_req(&req, COMCH_MP_REGISTER, 0, 0, 0);
-	CHECK_EQ(evil_call_fd(&req, sizeof(req), NULL, 0, &rep, &live_b), 0);
-	tb = rep.token;
+	CHECK_EQ(evil_call_fd(&req, sizeof(req), NULL, 0, &reply, &live_b), 0);
+	tb = reply.token;
 	CHECK(live_b >= 0, "B's liveness socket");
 
 	/* the message itself */
@@ -935,8 +935,8 @@ run_evil(const char *prog, int argc, char **argv)
 	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -EINVAL);
 	evil_req(&req, COMCH_MP_CONN_LIST, tb, dev, 0);
 	req.arg[0] = UINT32_MAX;
-	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, &rep), 0);
-	CHECK_EQ(rep.count, 0);
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, &reply), 0);
+	CHECK_EQ(reply.count, 0);
 	evil_req(&req, COMCH_MP_CONN_ATTACH, tb, dev, conn_id + 1000);
 	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -ENOENT);
 	/* a connection B has not attached */
@@ -994,8 +994,8 @@ run_evil(const char *prog, int argc, char **argv)
 	evil_req(&req, COMCH_MP_FP_ALLOC, tb, dev, conn_id);
 	req.kind = COMCH_FP_CONSUMER;
 	req.arg[0] = 4;
-	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, &rep), 0);
-	addr = (void *)(uintptr_t)rep.addr;
+	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, &reply), 0);
+	addr = (void *)(uintptr_t)reply.addr;
 	b_cons = ((struct rte_comch_consumer *)addr)->id;
 	evil_req(&req, COMCH_MP_ANNOUNCE, tb, dev, conn_id);
 	req.obj_id = b_cons;

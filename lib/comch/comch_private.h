@@ -191,7 +191,7 @@ void comch_remote_release(struct rte_comch_conn *conn);
  * the secondary that first sends or receives, served by the connection's
  * polling lcore (comch_relay_poll_*), given up when the secondary leaves.
  */
-struct rte_comch_relay *comch_relay_get(struct rte_comch_conn *conn,
+struct comch_relay_shm *comch_relay_get(struct rte_comch_conn *conn,
 		uint32_t owner, int *err);
 void comch_relay_retire(struct rte_comch_conn *conn, uint32_t owner);
 int comch_relay_poll_server(struct rte_comch_server *srv);
@@ -202,11 +202,11 @@ bool comch_relay_active(const struct rte_comch_conn *conn);
 /* The secondary's side of its relay: send (-EAGAIN when full), receive
  * into @p arena (comch_relay_arena_size() bytes, the process's own) as
  * private copies, -ECONNRESET once lost and drained. */
-int comch_relay_send(struct rte_comch_relay *r, const void *data,
+int comch_relay_send(struct comch_relay_shm *r, const void *data,
 		uint32_t len);
-int comch_relay_recv(struct rte_comch_relay *r, uint8_t *arena,
+int comch_relay_recv(struct comch_relay_shm *r, uint8_t *arena,
 		struct rte_comch_msg *msgs, uint16_t nb_msgs);
-size_t comch_relay_arena_size(const struct rte_comch_relay *r);
+size_t comch_relay_arena_size(const struct comch_relay_shm *r);
 
 /* ------------------------------------------------------ 3: internals */
 

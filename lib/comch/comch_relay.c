@@ -50,7 +50,7 @@ struct comch_relay_slot {
 
 /* Shared memory: the primary writes the geometry once, before it hands
  * the relay out; each index has one writer. */
-struct rte_comch_relay {
+struct comch_relay_shm {
 	uint32_t slot_size;     /* for the secondary */
 	uint32_t max_msg;
 	bool down;              /* lost, and every message relayed */
@@ -61,8 +61,8 @@ struct rte_comch_relay {
 
 /* The primary's private side of a relay (process memory): what it reads
  * only from here, never back from shared memory. */
-struct comch_relay_local {
-	struct rte_comch_relay *shared;
+struct rte_comch_relay {
+	struct comch_relay_shm *shared;
 	uint32_t owner;         /* the secondary's token */
 	uint32_t slot_size;
 	uint32_t max_msg;
@@ -72,19 +72,19 @@ struct comch_relay_local {
 };
 
 static struct comch_relay_slot *
-comch_relay_slot(struct rte_comch_relay *r, uint32_t slot_size, bool to_sec,
+comch_relay_slot(struct comch_relay_shm *r, uint32_t slot_size, bool to_sec,
 		uint32_t n)
 {
 	return RTE_PTR_ADD(r->slots, ((size_t)to_sec * COMCH_RELAY_SLOTS +
 		n % COMCH_RELAY_SLOTS) * slot_size);
 }
 
-struct rte_comch_relay *
+struct comch_relay_shm *
 comch_relay_get(struct rte_comch_conn *conn, uint32_t owner, int *err)
 {
-	struct comch_relay_local *l = __atomic_load_n(&conn->relay,
+	struct rte_comch_relay *l = __atomic_load_n(&conn->relay,
 			__ATOMIC_ACQUIRE);
-	struct rte_comch_relay *r;
+	struct comch_relay_shm *r;
 	size_t slot_size;
 
 	*err = 0;
@@ -122,7 +122,7 @@ comch_relay_get(struct rte_comch_conn *conn, uint32_t owner, int *err)
 void
 comch_relay_retire(struct rte_comch_conn *conn, uint32_t owner)
 {
-	struct comch_relay_local *l = __atomic_load_n(&conn->relay,
+	struct rte_comch_relay *l = __atomic_load_n(&conn->relay,
 			__ATOMIC_ACQUIRE);
 
 	if (l != NULL && l->owner == owner)
@@ -132,7 +132,7 @@ comch_relay_retire(struct rte_comch_conn *conn, uint32_t owner)
 void
 comch_relay_free(struct rte_comch_conn *conn)
 {
-	struct comch_relay_local *l = conn->relay;
+	struct rte_comch_relay *l = conn->relay;
 
 	if (l == NULL)
 		return;
@@ -156,8 +156,8 @@ comch_relay_active(const struct rte_comch_conn *conn)
 static int
 comch_relay_serve(struct rte_comch_conn *conn)
 {
-	struct comch_relay_local *l = conn->relay;
-	struct rte_comch_relay *r = l->shared;
+	struct rte_comch_relay *l = conn->relay;
+	struct comch_relay_shm *r = l->shared;
 	struct rte_comch_msg msgs[COMCH_RELAY_SLOTS];
 	struct comch_relay_slot *slot;
 	uint32_t used, len;
@@ -233,7 +233,7 @@ comch_relay_poll_client(struct rte_comch_client *cli)
 /* ---------------------------------------- relays: the secondary's side */
 
 int
-comch_relay_send(struct rte_comch_relay *r, const void *data, uint32_t len)
+comch_relay_send(struct comch_relay_shm *r, const void *data, uint32_t len)
 {
 	struct comch_relay_slot *slot;
 	uint32_t n = r->to_link.prod;
@@ -251,7 +251,7 @@ comch_relay_send(struct rte_comch_relay *r, const void *data, uint32_t len)
 }
 
 int
-comch_relay_recv(struct rte_comch_relay *r, uint8_t *arena,
+comch_relay_recv(struct comch_relay_shm *r, uint8_t *arena,
 		struct rte_comch_msg *msgs, uint16_t nb_msgs)
 {
 	struct comch_relay_slot *slot;
@@ -275,7 +275,7 @@ comch_relay_recv(struct rte_comch_relay *r, uint8_t *arena,
 }
 
 size_t
-comch_relay_arena_size(const struct rte_comch_relay *r)
+comch_relay_arena_size(const struct comch_relay_shm *r)
 {
 	return (size_t)COMCH_RELAY_SLOTS * r->max_msg;
 }

@@ -27,7 +27,7 @@
 
 /* What describes each live consumer of the peer, by slot (nb_fds 0: no
  * consumer). Process memory of the primary. */
-struct comch_remote_keep {
+struct rte_comch_remote_keep {
 	struct rte_comch_pmd_xfer x[RTE_COMCH_MAX_FP_OBJECTS];
 };
 

@@ -37,7 +37,7 @@
 struct comch_sec_attach {
 	TAILQ_ENTRY(comch_sec_attach) next;
 	struct rte_comch_conn *conn;
-	struct rte_comch_relay *relay;   /* once it sent or received */
+	struct comch_relay_shm *relay;   /* once it sent or received */
 	uint8_t *arena;                  /* private copies of what it received */
 	/* The peer's consumers the driver mapped here, by slot: the id and
 	 * the incarnation (0: none), as published when mapped. */
@@ -461,14 +461,14 @@ sec_relay(struct rte_comch_conn *conn, int *err)
 	struct comch_sec_attach *a;
 	struct comch_mp_request req;
 	struct comch_mp_reply reply;
-	struct rte_comch_relay *r;
+	struct comch_relay_shm *r;
 
 	pthread_mutex_lock(&sec.lock);
 	a = sec_attach_find(conn);
 	if (a != NULL && a->relay == NULL) {
 		sec_req_init(&req, COMCH_MP_RELAY, conn);
 		*err = sec_call(&req, NULL, 0, &reply, NULL, NULL);
-		r = (struct rte_comch_relay *)(uintptr_t)reply.addr;
+		r = (struct comch_relay_shm *)(uintptr_t)reply.addr;
 		if (*err == 0 && r != NULL) {
 			a->arena = malloc(comch_relay_arena_size(r));
 			if (a->arena == NULL)

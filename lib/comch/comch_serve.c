@@ -283,7 +283,7 @@ serve_dispatch(struct comch_proc *p, const struct comch_mp_request *req,
 		const struct rte_mp_msg *msg, struct comch_mp_reply *reply,
 		int *reply_fds, int *nb_reply_fds)
 {
-	struct rte_comch_relay *relay;
+	struct comch_relay_shm *relay;
 	struct comch_attach *a;
 	uint32_t n;
 	void *obj;

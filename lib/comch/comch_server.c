@@ -117,9 +117,9 @@ rte_comch_server_create(int16_t dev_id, const struct rte_comch_server_conf *conf
 	    COMCH_OBJ_OP(dev, server_poll, "server") < 0)
 		return NULL;
 	rte_comch_info_get(dev_id, &info);
-	if (conf->rep_id >= info.nb_reps) {
-		COMCH_LOG(ERR, "server %s: rep_id %u invalid, device %s serves %u functions",
-			conf->name, conf->rep_id, info.dev_name, info.nb_reps);
+	if (conf->function_id >= info.nb_functions) {
+		COMCH_LOG(ERR, "server %s: function_id %u invalid, device %s serves %u functions",
+			conf->name, conf->function_id, info.dev_name, info.nb_functions);
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -138,7 +138,7 @@ rte_comch_server_create(int16_t dev_id, const struct rte_comch_server_conf *conf
 	}
 	srv->dev = dev;
 	srv->state = RTE_COMCH_STATE_IDLE;
-	srv->rep_id = conf->rep_id;
+	srv->function_id = conf->function_id;
 	rte_strscpy(srv->name, conf->name, sizeof(srv->name));
 	srv->max_msg_size = max_msg;
 	srv->recv_queue_len = rq;

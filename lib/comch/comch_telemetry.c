@@ -6,7 +6,7 @@
  * Telemetry (read with dpdk-telemetry.py or any client of the telemetry
  * socket):
  *   /comch/list                 device ids
- *   /comch/info,<dev>           name, driver, role, reps, capabilities
+ *   /comch/info,<dev>           name, driver, role, functions, capabilities
  *   /comch/connections,<dev>    this process's connections on the device
  *   /comch/stats,<dev>          their counters, and per producer/consumer
  * The handlers run on the telemetry thread; they walk the object registry
@@ -61,17 +61,17 @@ tel_info(const char *cmd __rte_unused, const char *params,
 {
 	int16_t id = tel_dev_param(params);
 	struct rte_comch_dev_info info;
-	struct rte_tel_data *caps, *reps;
-	char name[RTE_COMCH_REP_NAME_MAX];
+	struct rte_tel_data *caps, *funcs;
+	char name[RTE_COMCH_FUNCTION_NAME_MAX];
 	uint16_t i;
 
 	if (id < 0 || rte_comch_info_get(id, &info) < 0)
 		return -EINVAL;
 	caps = rte_tel_data_alloc();
-	reps = rte_tel_data_alloc();
-	if (caps == NULL || reps == NULL) {
+	funcs = rte_tel_data_alloc();
+	if (caps == NULL || funcs == NULL) {
 		rte_tel_data_free(caps);
-		rte_tel_data_free(reps);
+		rte_tel_data_free(funcs);
 		return -ENOMEM;
 	}
 	rte_tel_data_start_dict(d);
@@ -80,13 +80,13 @@ tel_info(const char *cmd __rte_unused, const char *params,
 	rte_tel_data_add_dict_string(d, "role",
 		info.role == RTE_COMCH_ROLE_DPU ? "dpu" : "host");
 	rte_tel_data_add_dict_int(d, "numa_node", info.numa_node);
-	rte_tel_data_start_array(reps, RTE_TEL_STRING_VAL);
-	for (i = 0; i < info.nb_reps; i++)
-		if (rte_comch_rep_name(id, i, name, sizeof(name)) == 0)
-			rte_tel_data_add_array_string(reps, name);
+	rte_tel_data_start_array(funcs, RTE_TEL_STRING_VAL);
+	for (i = 0; i < info.nb_functions; i++)
+		if (rte_comch_function_name(id, i, name, sizeof(name)) == 0)
+			rte_tel_data_add_array_string(funcs, name);
 	/* the host functions a DPU serves; a host device is one */
 	rte_tel_data_add_dict_container(d, info.role == RTE_COMCH_ROLE_DPU ?
-		"functions" : "function", reps, 0);
+		"functions" : "function", funcs, 0);
 	rte_tel_data_start_dict(caps);
 	rte_tel_data_add_dict_int(caps, "server",
 		!!(info.caps.flags & RTE_COMCH_CAPA_SERVER));
@@ -126,8 +126,8 @@ tel_conn(struct rte_comch_conn *conn, bool stats)
 	if (conn->server != NULL) {
 		rte_tel_data_add_dict_string(c, "side", "server");
 		rte_tel_data_add_dict_string(c, "server", conn->server->name);
-		if (rte_comch_rep_name(conn->dev_id,
-				conn->server->rep_id, buf, sizeof(buf)) == 0)
+		if (rte_comch_function_name(conn->dev_id,
+				conn->server->function_id, buf, sizeof(buf)) == 0)
 			rte_tel_data_add_dict_string(c, "function", buf);
 	} else {
 		rte_tel_data_add_dict_string(c, "side", "client");

@@ -269,34 +269,34 @@ rte_comch_info_get(int16_t dev_id, struct rte_comch_dev_info *info)
 }
 
 int
-rte_comch_rep_name(int16_t dev_id, uint16_t rep_id, char *buf, size_t size)
+rte_comch_function_name(int16_t dev_id, uint16_t function_id, char *buf, size_t size)
 {
 	struct rte_comch_dev *dev = comch_dev_get(dev_id);
 
 	if (dev == NULL || buf == NULL)
 		return -EINVAL;
-	if (dev->dev_ops->rep_name == NULL)
+	if (dev->dev_ops->function_name == NULL)
 		return -ENOTSUP;
-	return dev->dev_ops->rep_name(dev, rep_id, buf, size);
+	return dev->dev_ops->function_name(dev, function_id, buf, size);
 }
 
 int
-rte_comch_rep_get_by_name(int16_t dev_id, const char *name, uint16_t *rep_id)
+rte_comch_function_get_by_name(int16_t dev_id, const char *name, uint16_t *function_id)
 {
 	struct rte_comch_dev_info info;
-	char buf[RTE_COMCH_REP_NAME_MAX];
+	char buf[RTE_COMCH_FUNCTION_NAME_MAX];
 	uint16_t i;
 	int ret;
 
-	if (name == NULL || rep_id == NULL)
+	if (name == NULL || function_id == NULL)
 		return -EINVAL;
 	ret = rte_comch_info_get(dev_id, &info);
 	if (ret < 0)
 		return ret;
-	for (i = 0; i < info.nb_reps; i++) {
-		if (rte_comch_rep_name(dev_id, i, buf, sizeof(buf)) == 0 &&
+	for (i = 0; i < info.nb_functions; i++) {
+		if (rte_comch_function_name(dev_id, i, buf, sizeof(buf)) == 0 &&
 		    strcmp(buf, name) == 0) {
-			*rep_id = i;
+			*function_id = i;
 			return 0;
 		}
 	}

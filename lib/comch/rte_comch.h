@@ -11,10 +11,11 @@
  * Comch device class: the BlueField host <-> DPU comm channel for DPDK.
  *
  * A comch device is one end of the host/DPU link. On the DPU it serves one
- * or more host functions, each visible as a *representor* ("rep"); on the
- * host it is attached as exactly one function (rep 0 of the host device).
+ * or more host PCI functions (the vendor SDK's *representors*); on the
+ * host it is attached as exactly one function (function 0 of the host
+ * device).
  *
- * - A **server** runs on the DPU, on (device, rep, name), and accepts
+ * - A **server** runs on the DPU, on (device, function, name), and accepts
  *   clients of that host function only.
  * - A **client** runs on the host, on (device, server name), and owns
  *   exactly one connection once started and accepted.
@@ -58,7 +59,7 @@ extern "C" {
 #define RTE_COMCH_NAME_MAX 64
 
 /** Storage size for a representor (host function) name such as "pf0vf1". */
-#define RTE_COMCH_REP_NAME_MAX 16
+#define RTE_COMCH_FUNCTION_NAME_MAX 16
 
 /** Role of a comch device: which end of the link it is. */
 enum rte_comch_role {
@@ -103,7 +104,7 @@ struct rte_comch_dev_info {
 	const char *driver_name; /**< Driver name, e.g. "comch_shm". */
 	enum rte_comch_role role; /**< Which end of the link. */
 	int numa_node;           /**< NUMA socket of the device's shared regions. */
-	uint16_t nb_reps;        /**< Host functions served (DPU) or 1 (host). */
+	uint16_t nb_functions;        /**< Host functions served (DPU) or 1 (host). */
 	struct rte_comch_caps caps; /**< What the device can do. */
 };
 
@@ -199,8 +200,8 @@ typedef void (*rte_comch_consumer_event_cb_t)(struct rte_comch_conn *conn,
 
 /** Server configuration. */
 struct rte_comch_server_conf {
-	uint16_t rep_id;         /**< Host function served (rte_comch_rep_get_by_name()). */
-	const char *name;        /**< Unique per (device, rep); copied. */
+	uint16_t function_id;         /**< Host function served (rte_comch_function_get_by_name()). */
+	const char *name;        /**< Unique per (device, function); copied. */
 	uint32_t max_msg_size;   /**< Must equal the client's; 0: device default. */
 	uint32_t recv_queue_len; /**< Per connection; 0: device default. */
 	uint32_t max_clients;    /**< 0: device limit. */
@@ -341,33 +342,33 @@ int rte_comch_info_get(int16_t dev_id, struct rte_comch_dev_info *info);
  *   Device identifier.
  * @param name
  *   Function name, e.g. "pf0" or "pf0vf1".
- * @param[out] rep_id
- *   Its identifier, in [0, nb_reps).
+ * @param[out] function_id
+ *   Its identifier, in [0, nb_functions).
  * @return
  *   0 on success, -EINVAL on NULL arguments or an invalid device,
  *   -ENOENT if the device does not serve that function.
  */
 __rte_experimental
-int rte_comch_rep_get_by_name(int16_t dev_id, const char *name,
-		uint16_t *rep_id);
+int rte_comch_function_get_by_name(int16_t dev_id, const char *name,
+		uint16_t *function_id);
 
 /**
  * Name of a representor.
  *
  * @param dev_id
  *   Device identifier.
- * @param rep_id
+ * @param function_id
  *   Representor identifier.
  * @param[out] buf
  *   Receives the NUL-terminated name.
  * @param size
- *   Size of @p buf; RTE_COMCH_REP_NAME_MAX always suffices.
+ *   Size of @p buf; RTE_COMCH_FUNCTION_NAME_MAX always suffices.
  * @return
- *   0 on success, -EINVAL on an invalid device, rep or NULL @p buf,
+ *   0 on success, -EINVAL on an invalid device, function or NULL @p buf,
  *   -ENOSPC if @p size is too small.
  */
 __rte_experimental
-int rte_comch_rep_name(int16_t dev_id, uint16_t rep_id, char *buf,
+int rte_comch_function_name(int16_t dev_id, uint16_t function_id, char *buf,
 		size_t size);
 
 /* ---------------------------------------------------------------- servers */
@@ -382,12 +383,12 @@ int rte_comch_rep_name(int16_t dev_id, uint16_t rep_id, char *buf,
  *   Configuration; the name is copied.
  * @return
  *   The server, or NULL with rte_errno set to:
- *   - EINVAL: NULL argument, invalid device, empty name or bad rep_id;
+ *   - EINVAL: NULL argument, invalid device, empty name or bad function_id;
  *   - ENOTSUP: the device cannot host servers (host role), or this is a
  *     secondary process;
  *   - ENAMETOOLONG: name does not fit in caps.max_name_len (NUL included);
  *   - ERANGE: max_msg_size or recv_queue_len beyond the capability;
- *   - EEXIST: a server of that name already exists on (device, rep);
+ *   - EEXIST: a server of that name already exists on (device, function);
  *   - ENOMEM: out of memory.
  */
 __rte_experimental

@@ -72,7 +72,7 @@ extern "C" {
 #endif
 
 struct rte_comch_dev;
-struct comch_relay_local;
+struct rte_comch_relay;
 
 /** Device data shared by all processes (in the "rte_comch_dev_data" memzone). */
 struct rte_comch_dev_data {
@@ -121,12 +121,12 @@ struct rte_comch_pmd_xfer {
 
 /* ------------------------------------------------------------ driver ops */
 
-/** Report capabilities and functions (caps, nb_reps at least). Mandatory. */
+/** Report capabilities and functions (caps, nb_functions at least). Mandatory. */
 typedef int (*rte_comch_info_get_t)(const struct rte_comch_dev *dev,
 		struct rte_comch_dev_info *info);
-/** Name of a rep. */
-typedef int (*rte_comch_rep_name_t)(const struct rte_comch_dev *dev,
-		uint16_t rep_id, char *buf, size_t size);
+/** Name of a host function of the device. */
+typedef int (*rte_comch_function_name_t)(const struct rte_comch_dev *dev,
+		uint16_t function_id, char *buf, size_t size);
 /** Free this process's state of the device (from rte_comch_pmd_release(),
  * in every process; the library frees dev_private afterwards in the
  * primary). */
@@ -248,7 +248,7 @@ typedef void (*rte_comch_conn_orphan_t)(struct rte_comch_dev *dev,
 /** Operations of a comch driver: every one but info_get is optional. */
 struct rte_comch_dev_ops {
 	rte_comch_info_get_t info_get;
-	rte_comch_rep_name_t rep_name;
+	rte_comch_function_name_t function_name;
 	rte_comch_dev_close_t dev_close;
 
 	rte_comch_server_create_t server_create;
@@ -329,7 +329,7 @@ struct rte_comch_remote {
 	uint32_t next_gen;                  /**< The library's. */
 };
 
-struct comch_remote_keep;
+struct rte_comch_remote_keep;
 
 struct rte_comch_conn {
 	/* Read by drivers. */
@@ -358,13 +358,13 @@ struct rte_comch_conn {
 	uint64_t producer_ids[RTE_COMCH_MAX_FP_OBJECTS / 64];
 	TAILQ_HEAD(, rte_comch_consumer) consumers;
 	TAILQ_HEAD(, rte_comch_producer) producers;
-	struct comch_relay_local *relay;    /**< Control messages of a
+	struct rte_comch_relay *relay;    /**< Control messages of a
 					     *   secondary, or NULL (primary
 					     *   only, comch_relay.c). */
 	/* What describes each of the peer's consumers (fds), kept by the
 	 * primary for secondaries (comch_remote.c), under remote_lock. */
 	rte_spinlock_t remote_lock;
-	struct comch_remote_keep *remote_keep; /**< Primary only. */
+	struct rte_comch_remote_keep *remote_keep; /**< Primary only. */
 	uint64_t user_data;
 	uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv;
 };
@@ -420,7 +420,7 @@ struct rte_comch_server {
 	/* Read by drivers. */
 	struct rte_comch_dev *dev;
 	enum rte_comch_state state;
-	uint16_t rep_id;
+	uint16_t function_id;
 	char name[RTE_COMCH_NAME_MAX];
 	uint32_t max_msg_size;              /**< Resolved (never 0). */
 	uint32_t recv_queue_len;            /**< Resolved (never 0). */

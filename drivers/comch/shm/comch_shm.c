@@ -354,19 +354,19 @@ shm_info_get(const struct rte_comch_dev *cdev, struct rte_comch_dev_info *info)
 	c->max_consumers = RTE_COMCH_MAX_FP_OBJECTS;
 	c->max_producers = RTE_COMCH_MAX_FP_OBJECTS;
 	c->max_mem_size = SHM_MAX_MEM_SIZE;
-	info->nb_reps = sd->nb_reps;
+	info->nb_functions = sd->nb_functions;
 	return 0;
 }
 
 static int
-shm_rep_name(const struct rte_comch_dev *cdev, uint16_t rep_id, char *buf,
+shm_function_name(const struct rte_comch_dev *cdev, uint16_t function_id, char *buf,
 		size_t size)
 {
 	const struct shm_dev *sd = cdev->process_private;
 
-	if (rep_id >= sd->nb_reps)
+	if (function_id >= sd->nb_functions)
 		return -EINVAL;
-	if (rte_strscpy(buf, sd->reps[rep_id].name, size) < 0)
+	if (rte_strscpy(buf, sd->functions[function_id].name, size) < 0)
 		return -ENOSPC;
 	return 0;
 }
@@ -383,11 +383,11 @@ shm_dev_close(struct rte_comch_dev *cdev)
 	 * fast-path table no longer reaches them). */
 	shm_views_free(sd);
 	pthread_mutex_destroy(&sd->views_lock);
-	for (i = 0; i < sd->nb_reps; i++) {
-		if (!TAILQ_EMPTY(&sd->reps[i].servers))
+	for (i = 0; i < sd->nb_functions; i++) {
+		if (!TAILQ_EMPTY(&sd->functions[i].servers))
 			SHM_LOG(WARNING, "%s: closing with servers on %s still created; destroy them first",
-				cdev->data->dev_name, sd->reps[i].name);
-		shm_rep_close(&sd->reps[i]);
+				cdev->data->dev_name, sd->functions[i].name);
+		shm_function_close(&sd->functions[i]);
 	}
 	free(sd);
 	cdev->process_private = NULL;
@@ -396,7 +396,7 @@ shm_dev_close(struct rte_comch_dev *cdev)
 
 static const struct rte_comch_dev_ops shm_dev_ops = {
 	.info_get = shm_info_get,
-	.rep_name = shm_rep_name,
+	.function_name = shm_function_name,
 	.dev_close = shm_dev_close,
 	.server_create = shm_server_create,
 	.server_destroy = shm_server_destroy,
@@ -444,7 +444,7 @@ shm_quota_report(const struct shm_dev *sd)
 {
 	const struct shm_quota *q = &sd->cfg.quota;
 	/* per function: pending sockets and connection sockets */
-	uint64_t fds = (uint64_t)sd->nb_reps * (q->max_pending +
+	uint64_t fds = (uint64_t)sd->nb_functions * (q->max_pending +
 		(uint64_t)q->max_conns);
 	struct rlimit rl;
 
@@ -476,24 +476,24 @@ shm_dev_setup(struct rte_comch_dev *cdev, struct rte_vdev_device *vdev,
 	shm_membarrier_init();
 	pthread_mutex_init(&sd->views_lock, NULL);
 	TAILQ_INIT(&sd->views);
-	sd->nb_reps = cfg->nb_functions;
+	sd->nb_functions = cfg->nb_functions;
 	sd->sock_check_cycles = rte_get_tsc_hz() / 1000000 * SHM_SOCK_CHECK_US;
-	for (i = 0; i < sd->nb_reps; i++) {
-		struct shm_rep *rep = &sd->reps[i];
+	for (i = 0; i < sd->nb_functions; i++) {
+		struct shm_function *func = &sd->functions[i];
 
-		rte_strscpy(rep->name, cfg->functions[i], sizeof(rep->name));
+		rte_strscpy(func->name, cfg->functions[i], sizeof(func->name));
 		/* Length checked by shm_parse_devargs(). */
-		strcpy(rep->sock_path, cfg->path);
-		strcat(rep->sock_path, "/");
-		strcat(rep->sock_path, rep->name);
-		strcat(rep->sock_path, SHM_SOCK_SUFFIX);
-		rep->listen_fd = -1;
-		rep->spare_fd = -1;
-		rep->dev = sd;
-		rte_spinlock_init(&rep->lock);
-		rte_spinlock_init(&rep->refusals.lock);
-		TAILQ_INIT(&rep->servers);
-		TAILQ_INIT(&rep->pending);
+		strcpy(func->sock_path, cfg->path);
+		strcat(func->sock_path, "/");
+		strcat(func->sock_path, func->name);
+		strcat(func->sock_path, SHM_SOCK_SUFFIX);
+		func->listen_fd = -1;
+		func->spare_fd = -1;
+		func->dev = sd;
+		rte_spinlock_init(&func->lock);
+		rte_spinlock_init(&func->refusals.lock);
+		TAILQ_INIT(&func->servers);
+		TAILQ_INIT(&func->pending);
 	}
 	cdev->device = &vdev->device;
 	cdev->process_private = sd;
@@ -522,8 +522,8 @@ shm_create(struct rte_comch_dev *cdev, void *arg)
 		return ret;
 	sd = cdev->process_private;
 	if (cfg->role == RTE_COMCH_ROLE_DPU) {
-		for (i = 0; i < sd->nb_reps; i++) {
-			ret = shm_rep_listen(&sd->reps[i]);
+		for (i = 0; i < sd->nb_functions; i++) {
+			ret = shm_function_listen(&sd->functions[i]);
 			if (ret < 0)
 				return ret; /* shm_dev_close() undoes it */
 		}
@@ -531,7 +531,7 @@ shm_create(struct rte_comch_dev *cdev, void *arg)
 	}
 	SHM_LOG(INFO, "%s: role %s, %u function(s) from %s, sockets in %s",
 		name, cfg->role == RTE_COMCH_ROLE_DPU ? "dpu" : "host",
-		sd->nb_reps, sd->reps[0].name, cfg->path);
+		sd->nb_functions, sd->functions[0].name, cfg->path);
 	return 0;
 }
 

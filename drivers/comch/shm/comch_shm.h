@@ -17,7 +17,7 @@
  *   function it serves; socket file permissions stand in for the PCIe
  *   isolation of a real BlueField. A host client connects to the socket of
  *   the function its device is attached as, so it can only ever reach
- *   servers of that rep.
+ *   servers of that function.
  *
  *     client                                   DPU
  *       HELLO(server name, max_msg_size,  ---->  EAL interrupt thread routes

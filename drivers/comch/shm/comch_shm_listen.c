@@ -38,16 +38,16 @@ shm_pending_free(struct shm_pending *p)
 	if (p->sock >= 0)
 		shm_sock_close(p->sock);
 	rte_intr_instance_free(p->intr);
-	__atomic_fetch_sub(&p->rep->nb_handshakes, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&p->func->nb_handshakes, 1, __ATOMIC_RELAXED);
 	free(p);
 }
 
 static struct shm_server *
-shm_rep_find_server(struct shm_rep *rep, const char *name)
+shm_function_find_server(struct shm_function *func, const char *name)
 {
 	struct shm_server *ss;
 
-	TAILQ_FOREACH(ss, &rep->servers, next)
+	TAILQ_FOREACH(ss, &func->servers, next)
 		if (strcmp(ss->srv->name, name) == 0)
 			return ss;
 	return NULL;
@@ -56,7 +56,7 @@ shm_rep_find_server(struct shm_rep *rep, const char *name)
 /* Refuse a client with a REJECT, the reason logged (rate-limited per
  * function). */
 void
-shm_rep_refuse(struct shm_rep *rep, int sock, int level, int err,
+shm_function_refuse(struct shm_function *func, int sock, int level, int err,
 		const char *fmt, ...)
 {
 	char why[SHM_REASON_MAX];
@@ -66,36 +66,36 @@ shm_rep_refuse(struct shm_rep *rep, int sock, int level, int err,
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	if (level <= (int)RTE_LOG_NOTICE &&
-	    !shm_ratelimit_ok(&rep->refusals, "refused clients"))
+	    !shm_ratelimit_ok(&func->refusals, "refused clients"))
 		level = RTE_LOG_DEBUG;
 	SHM_LOG_AT((uint32_t)level, "%s: refused a client on %s: %s",
-		rep->dev->cdev->data->dev_name, rep->name, why);
+		func->dev->cdev->data->dev_name, func->name, why);
 	shm_send_reject(sock, err, "%s", why);
 }
 
 /* Interrupt thread: a pending socket is readable, expect HELLO. Runs under
- * rep->lock from start to end, so that shm_rep_close() (which takes it
- * once to set closing) never frees the rep under a running one; once the
- * rep is closing, it leaves the socket to shm_rep_close(). */
+ * func->lock from start to end, so that shm_function_close() (which takes it
+ * once to set closing) never frees the func under a running one; once the
+ * func is closing, it leaves the socket to shm_function_close(). */
 static void
 shm_hello_cb(void *arg)
 {
 	struct shm_pending *p = arg;
-	struct shm_rep *rep = p->rep;
+	struct shm_function *func = p->func;
 	struct shm_msg_hello *h = &p->hello.hello;
 	char name[SHM_NAME_MAX];
 	struct shm_server *ss;
 	int fds[SHM_MSG_FDS_MAX];
 	int ret, nfds, i;
 
-	rte_spinlock_lock(&rep->lock);
-	if (rep->closing) {
-		rte_spinlock_unlock(&rep->lock);
+	rte_spinlock_lock(&func->lock);
+	if (func->closing) {
+		rte_spinlock_unlock(&func->lock);
 		return;
 	}
 	ret = shm_msg_recv(p->sock, &p->hello, fds, &nfds);
 	if (ret == -EAGAIN) {
-		rte_spinlock_unlock(&rep->lock);
+		rte_spinlock_unlock(&func->lock);
 		return;
 	}
 	if (ret == 0 && (p->hello.type != SHM_MSG_HELLO || nfds != 1 ||
@@ -104,54 +104,54 @@ shm_hello_cb(void *arg)
 			close(fds[i]);
 		ret = -EPROTO;
 	}
-	TAILQ_REMOVE(&rep->pending, p, next);
-	rep->nb_pending--;
+	TAILQ_REMOVE(&func->pending, p, next);
+	func->nb_pending--;
 	rte_intr_callback_unregister_pending(p->intr, shm_hello_cb, p, NULL);
 	if (ret < 0) {
 		if (ret == -EMFILE)
-			shm_rep_refuse(rep, p->sock, RTE_LOG_ERR, EMFILE,
+			shm_function_refuse(func, p->sock, RTE_LOG_ERR, EMFILE,
 				"the DPU is out of file descriptors (ulimit -n)");
 		else if (ret == -EPROTO)
-			shm_rep_refuse(rep, p->sock, RTE_LOG_NOTICE, EPROTO,
+			shm_function_refuse(func, p->sock, RTE_LOG_NOTICE, EPROTO,
 				"malformed HELLO");
 		else
 			SHM_LOG(DEBUG, "%s: a client on %s left before HELLO",
-				rep->dev->cdev->data->dev_name, rep->name);
+				func->dev->cdev->data->dev_name, func->name);
 		shm_pending_free(p);
-		rte_spinlock_unlock(&rep->lock);
+		rte_spinlock_unlock(&func->lock);
 		return;
 	}
 	p->mailbox_fd = fds[0];
-	ss = shm_rep_find_server(rep, h->server_name);
+	ss = shm_function_find_server(func, h->server_name);
 	if (ss != NULL && ss->accepting) {
 		TAILQ_INSERT_TAIL(&ss->inbox, p, next);
 		__atomic_store_n(&ss->inbox_len, ss->inbox_len + 1,
 				__ATOMIC_RELEASE);
-		rte_spinlock_unlock(&rep->lock);
+		rte_spinlock_unlock(&func->lock);
 		return;
 	}
 	/* A name the peer chose: printable in the log. */
 	memcpy(name, h->server_name, sizeof(name));
 	shm_sanitize(name, sizeof(name));
-	shm_rep_refuse(rep, p->sock, RTE_LOG_DEBUG, ENOENT,
-		"no server \"%s\" on function %s", name, rep->name);
+	shm_function_refuse(func, p->sock, RTE_LOG_DEBUG, ENOENT,
+		"no server \"%s\" on function %s", name, func->name);
 	shm_pending_free(p);
-	rte_spinlock_unlock(&rep->lock);
+	rte_spinlock_unlock(&func->lock);
 }
 
-/* Under rep->lock: drop the pending sockets whose time to say HELLO is up;
+/* Under func->lock: drop the pending sockets whose time to say HELLO is up;
  * how many. */
 static unsigned int
-shm_rep_expire(struct shm_rep *rep, uint64_t now)
+shm_function_expire(struct shm_function *func, uint64_t now)
 {
 	struct shm_pending *p, *tmp;
 	unsigned int n = 0;
 
-	RTE_TAILQ_FOREACH_SAFE(p, &rep->pending, next, tmp) {
+	RTE_TAILQ_FOREACH_SAFE(p, &func->pending, next, tmp) {
 		if (now < p->deadline)
 			continue;
-		TAILQ_REMOVE(&rep->pending, p, next);
-		rep->nb_pending--;
+		TAILQ_REMOVE(&func->pending, p, next);
+		func->nb_pending--;
 		/* Not inside p's callback (this is the listening socket's):
 		 * it is not running. */
 		rte_intr_callback_unregister(p->intr, shm_hello_cb, p);
@@ -164,22 +164,22 @@ shm_rep_expire(struct shm_rep *rep, uint64_t now)
 /* Interrupt thread, out of fds: take the next client with the spare fd
  * and tell it why; false if even that failed (stop accepting for now). */
 static bool
-shm_rep_refuse_no_fd(struct shm_rep *rep)
+shm_function_refuse_no_fd(struct shm_function *func)
 {
 	int sock;
 
-	if (rep->spare_fd < 0)
+	if (func->spare_fd < 0)
 		return false;
-	close(rep->spare_fd);
-	rep->spare_fd = -1;
-	sock = accept4(rep->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	close(func->spare_fd);
+	func->spare_fd = -1;
+	sock = accept4(func->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (sock >= 0) {
-		shm_rep_refuse(rep, sock, RTE_LOG_ERR, EMFILE,
+		shm_function_refuse(func, sock, RTE_LOG_ERR, EMFILE,
 			"the DPU is out of file descriptors (ulimit -n)");
 		close(sock);
 	}
-	rep->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	return sock >= 0 && rep->spare_fd >= 0;
+	func->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return sock >= 0 && func->spare_fd >= 0;
 }
 
 static void shm_listen_cb(void *arg);
@@ -189,60 +189,60 @@ static void shm_listen_cb(void *arg);
 static void
 shm_listen_resume(void *arg)
 {
-	struct shm_rep *rep = arg;
+	struct shm_function *func = arg;
 
-	if (rep->spare_fd < 0)
-		rep->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (rte_intr_callback_register(rep->intr, shm_listen_cb, rep) < 0)
-		rte_eal_alarm_set(SHM_LISTEN_PAUSE_US, shm_listen_resume, rep);
+	if (func->spare_fd < 0)
+		func->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (rte_intr_callback_register(func->intr, shm_listen_cb, func) < 0)
+		rte_eal_alarm_set(SHM_LISTEN_PAUSE_US, shm_listen_resume, func);
 	else
-		__atomic_store_n(&rep->listen_paused, false, __ATOMIC_RELEASE);
+		__atomic_store_n(&func->listen_paused, false, __ATOMIC_RELEASE);
 }
 
 static void
-shm_listen_pause(struct shm_rep *rep)
+shm_listen_pause(struct shm_function *func)
 {
-	if (shm_ratelimit_ok(&rep->refusals, "refused clients"))
+	if (shm_ratelimit_ok(&func->refusals, "refused clients"))
 		SHM_LOG(ERR, "%s: out of file descriptors: not taking clients on %s for %u ms (raise ulimit -n)",
-			rep->dev->cdev->data->dev_name, rep->name,
+			func->dev->cdev->data->dev_name, func->name,
 			SHM_LISTEN_PAUSE_US / 1000);
-	__atomic_store_n(&rep->listen_paused, true, __ATOMIC_RELEASE);
-	rte_intr_callback_unregister_pending(rep->intr, shm_listen_cb, rep,
+	__atomic_store_n(&func->listen_paused, true, __ATOMIC_RELEASE);
+	rte_intr_callback_unregister_pending(func->intr, shm_listen_cb, func,
 			NULL);
-	rte_eal_alarm_set(SHM_LISTEN_PAUSE_US, shm_listen_resume, rep);
+	rte_eal_alarm_set(SHM_LISTEN_PAUSE_US, shm_listen_resume, func);
 }
 
 /* Interrupt thread: the function's listening socket is readable. */
 static void
 shm_listen_cb(void *arg)
 {
-	struct shm_rep *rep = arg;
-	const struct shm_quota *q = &rep->dev->cfg.quota;
+	struct shm_function *func = arg;
+	const struct shm_quota *q = &func->dev->cfg.quota;
 	struct shm_pending *p;
 	int sock;
 
 	for (;;) {
-		sock = accept4(rep->listen_fd, NULL, NULL,
+		sock = accept4(func->listen_fd, NULL, NULL,
 				SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (sock < 0) {
 			if (errno != EMFILE && errno != ENFILE)
 				return; /* EAGAIN: done */
-			if (shm_rep_refuse_no_fd(rep))
+			if (shm_function_refuse_no_fd(func))
 				continue;
 			/* Out of fds even for the spare: stop listening
 			 * for a while rather than spin on a readable
 			 * socket. */
-			shm_listen_pause(rep);
+			shm_listen_pause(func);
 			return;
 		}
-		rte_spinlock_lock(&rep->lock);
-		if (__atomic_load_n(&rep->nb_handshakes, __ATOMIC_RELAXED) >=
+		rte_spinlock_lock(&func->lock);
+		if (__atomic_load_n(&func->nb_handshakes, __ATOMIC_RELAXED) >=
 		    q->max_pending &&
-		    shm_rep_expire(rep, rte_get_timer_cycles()) == 0) {
-			rte_spinlock_unlock(&rep->lock);
-			shm_rep_refuse(rep, sock, RTE_LOG_NOTICE, EAGAIN,
+		    shm_function_expire(func, rte_get_timer_cycles()) == 0) {
+			rte_spinlock_unlock(&func->lock);
+			shm_function_refuse(func, sock, RTE_LOG_NOTICE, EAGAIN,
 				"%u handshakes in progress on %s, the DPU's limit (max_pending); retry",
-				q->max_pending, rep->name);
+				q->max_pending, func->name);
 			shm_sock_close(sock);
 			continue;
 		}
@@ -253,29 +253,29 @@ shm_listen_cb(void *arg)
 		if (p == NULL || p->intr == NULL ||
 		    rte_intr_fd_set(p->intr, sock) != 0 ||
 		    rte_intr_type_set(p->intr, RTE_INTR_HANDLE_EXT) != 0) {
-			rte_spinlock_unlock(&rep->lock);
+			rte_spinlock_unlock(&func->lock);
 			if (p != NULL)
 				rte_intr_instance_free(p->intr);
 			free(p);
-			shm_rep_refuse(rep, sock, RTE_LOG_ERR, ENOMEM,
+			shm_function_refuse(func, sock, RTE_LOG_ERR, ENOMEM,
 				"the DPU is out of memory");
 			close(sock);
 			continue;
 		}
-		__atomic_fetch_add(&rep->nb_handshakes, 1, __ATOMIC_RELAXED);
-		p->rep = rep;
+		__atomic_fetch_add(&func->nb_handshakes, 1, __ATOMIC_RELAXED);
+		p->func = func;
 		p->sock = sock;
 		p->mailbox_fd = -1;
 		p->deadline = rte_get_timer_cycles() +
 			rte_get_timer_hz() * q->handshake_ms / 1000;
 		if (rte_intr_callback_register(p->intr, shm_hello_cb, p) < 0) {
-			rte_spinlock_unlock(&rep->lock);
+			rte_spinlock_unlock(&func->lock);
 			shm_pending_free(p);
 			continue;
 		}
-		TAILQ_INSERT_TAIL(&rep->pending, p, next);
-		rep->nb_pending++;
-		rte_spinlock_unlock(&rep->lock);
+		TAILQ_INSERT_TAIL(&func->pending, p, next);
+		func->nb_pending++;
+		rte_spinlock_unlock(&func->lock);
 	}
 }
 
@@ -393,28 +393,28 @@ shm_reclaim_stale(const struct sockaddr_un *sa, char *why, size_t why_len)
 }
 
 int
-shm_rep_listen(struct shm_rep *rep)
+shm_function_listen(struct shm_function *func)
 {
-	const char *devname = rep->dev->cdev->data->dev_name;
+	const char *devname = func->dev->cdev->data->dev_name;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct sockaddr_un tmp = { .sun_family = AF_UNIX };
 	char why[SHM_REASON_MAX + PATH_MAX];
 	int ret, s;
 
-	ret = shm_mkdir_p(rep->dev->cfg.path, why, sizeof(why));
+	ret = shm_mkdir_p(func->dev->cfg.path, why, sizeof(why));
 	if (ret < 0) {
-		SHM_PROBE_ERR(devname, "path=%s: %s", rep->dev->cfg.path, why);
+		SHM_PROBE_ERR(devname, "path=%s: %s", func->dev->cfg.path, why);
 		return ret;
 	}
-	rte_strscpy(sa.sun_path, rep->sock_path, sizeof(sa.sun_path));
+	rte_strscpy(sa.sun_path, func->sock_path, sizeof(sa.sun_path));
 	ret = shm_reclaim_stale(&sa, why, sizeof(why));
 	if (ret < 0) {
 		SHM_PROBE_ERR(devname, "%s", why);
 		return ret;
 	}
-	rep->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	func->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (s < 0 || rep->spare_fd < 0) {
+	if (s < 0 || func->spare_fd < 0) {
 		ret = -errno;
 		if (s >= 0)
 			close(s);
@@ -427,63 +427,63 @@ shm_rep_listen(struct shm_rep *rep)
 	 * can touch either name meanwhile.) */
 	/* "<path>/.tN" is shorter than "<path>/pf0.sock", which fits. */
 	snprintf(tmp.sun_path, sizeof(tmp.sun_path), "%.*s/.t%u",
-		(int)(sizeof(tmp.sun_path) - 8), rep->dev->cfg.path,
-		(unsigned int)(rep - rep->dev->reps) % 100);
+		(int)(sizeof(tmp.sun_path) - 8), func->dev->cfg.path,
+		(unsigned int)(func - func->dev->functions) % 100);
 	unlink(tmp.sun_path);
 	if (bind(s, (struct sockaddr *)&tmp, sizeof(tmp)) < 0 ||
 	    chmod(tmp.sun_path, 0600) < 0 || listen(s, 128) < 0 ||
 	    rename(tmp.sun_path, sa.sun_path) < 0) {
 		ret = -errno;
 		SHM_PROBE_ERR(devname, "cannot listen on %s: %s",
-			rep->sock_path, strerror(-ret));
+			func->sock_path, strerror(-ret));
 		close(s);
 		unlink(tmp.sun_path);
 		return ret;
 	}
-	rep->intr = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
-	if (rep->intr == NULL || rte_intr_fd_set(rep->intr, s) != 0 ||
-	    rte_intr_type_set(rep->intr, RTE_INTR_HANDLE_EXT) != 0 ||
-	    rte_intr_callback_register(rep->intr, shm_listen_cb, rep) < 0) {
+	func->intr = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+	if (func->intr == NULL || rte_intr_fd_set(func->intr, s) != 0 ||
+	    rte_intr_type_set(func->intr, RTE_INTR_HANDLE_EXT) != 0 ||
+	    rte_intr_callback_register(func->intr, shm_listen_cb, func) < 0) {
 		SHM_PROBE_ERR(devname, "cannot watch %s from the interrupt thread",
-			rep->sock_path);
-		rte_intr_instance_free(rep->intr);
-		rep->intr = NULL;
+			func->sock_path);
+		rte_intr_instance_free(func->intr);
+		func->intr = NULL;
 		close(s);
 		unlink(sa.sun_path);
 		return -EIO;
 	}
-	rep->listen_fd = s;
+	func->listen_fd = s;
 	return 0;
 }
 
 void
-shm_rep_close(struct shm_rep *rep)
+shm_function_close(struct shm_function *func)
 {
 	struct shm_pending *p;
 
-	if (rep->intr != NULL) {
-		rte_eal_alarm_cancel(shm_listen_resume, rep);
-		rte_intr_callback_unregister_sync(rep->intr, shm_listen_cb, rep);
-		rte_intr_instance_free(rep->intr);
-		rep->intr = NULL;
+	if (func->intr != NULL) {
+		rte_eal_alarm_cancel(shm_listen_resume, func);
+		rte_intr_callback_unregister_sync(func->intr, shm_listen_cb, func);
+		rte_intr_instance_free(func->intr);
+		func->intr = NULL;
 	}
-	if (rep->listen_fd >= 0) {
-		close(rep->listen_fd);
-		unlink(rep->sock_path);
-		rep->listen_fd = -1;
+	if (func->listen_fd >= 0) {
+		close(func->listen_fd);
+		unlink(func->sock_path);
+		func->listen_fd = -1;
 	}
-	if (rep->spare_fd >= 0)
-		close(rep->spare_fd);
-	rep->spare_fd = -1;
+	if (func->spare_fd >= 0)
+		close(func->spare_fd);
+	func->spare_fd = -1;
 	/* The listener is gone, so no new pending socket appears; with
 	 * closing set, hello callbacks leave the list alone. Unregistering
 	 * waits for a running one to return. */
-	rte_spinlock_lock(&rep->lock);
-	rep->closing = true;
-	rte_spinlock_unlock(&rep->lock);
-	while ((p = TAILQ_FIRST(&rep->pending)) != NULL) {
-		TAILQ_REMOVE(&rep->pending, p, next);
-		rep->nb_pending--;
+	rte_spinlock_lock(&func->lock);
+	func->closing = true;
+	rte_spinlock_unlock(&func->lock);
+	while ((p = TAILQ_FIRST(&func->pending)) != NULL) {
+		TAILQ_REMOVE(&func->pending, p, next);
+		func->nb_pending--;
 		rte_intr_callback_unregister_sync(p->intr, shm_hello_cb, p);
 		shm_pending_free(p);
 	}

@@ -68,7 +68,7 @@ extern int comch_shm_logtype;
 #define SHM_MSG_FDS_MAX 2
 
 struct shm_dev;
-struct shm_rep;
+struct shm_function;
 struct shm_server;
 struct shm_conn;
 struct shm_view;
@@ -129,11 +129,11 @@ struct shm_ratelimit {
 };
 
 /** A socket accepted on a DPU function: first waiting for HELLO (owned by
- * the interrupt thread, on rep->pending), then waiting in a server's inbox
+ * the interrupt thread, on func->pending), then waiting in a server's inbox
  * for that server's poll (owned by the server's lcore once taken). */
 struct shm_pending {
 	TAILQ_ENTRY(shm_pending) next;
-	struct shm_rep *rep;
+	struct shm_function *func;
 	int sock;
 	int mailbox_fd;
 	uint64_t deadline;        /**< TSC: HELLO must have come by then. */
@@ -144,7 +144,7 @@ TAILQ_HEAD(shm_pending_list, shm_pending);
 
 /** One host function of a device: on the DPU, one it serves (listening,
  * in the process that owns the link); on the host, the one it is. */
-struct shm_rep {
+struct shm_function {
 	char name[SHM_FUNC_NAME_MAX];
 	char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	int listen_fd;
@@ -174,8 +174,8 @@ TAILQ_HEAD(shm_view_list, shm_view);
 struct shm_dev {
 	struct rte_comch_dev *cdev;
 	struct shm_config cfg;        /**< Private copy, checked. */
-	uint16_t nb_reps;
-	struct shm_rep reps[SHM_MAX_FUNCTIONS];
+	uint16_t nb_functions;
+	struct shm_function functions[SHM_MAX_FUNCTIONS];
 	uint64_t sock_check_cycles;
 	/* This process's views of the peer's consumers, one per connection
 	 * its producers use (comch_shm_peer.c). */
@@ -187,11 +187,11 @@ struct shm_dev {
 
 /** Driver state of a server (srv->drv). */
 struct shm_server {
-	TAILQ_ENTRY(shm_server) next; /**< In rep->servers, under rep->lock. */
+	TAILQ_ENTRY(shm_server) next; /**< In func->servers, under func->lock. */
 	struct rte_comch_server *srv;
-	struct shm_rep *rep;
-	bool accepting;               /**< Under rep->lock. */
-	struct shm_pending_list inbox; /**< Under rep->lock. */
+	struct shm_function *func;
+	bool accepting;               /**< Under func->lock. */
+	struct shm_pending_list inbox; /**< Under func->lock. */
 	uint32_t inbox_len;           /**< Read without the lock as a hint. */
 	int epfd;                     /**< Sockets of established connections. */
 	uint64_t next_check;          /**< TSC of the next socket check. */
@@ -221,12 +221,12 @@ void shm_conn_orphan(struct rte_comch_dev *cdev, struct rte_comch_conn *conn);
 
 /* ------------------------------------------- comch_shm_listen.c */
 
-int shm_rep_listen(struct shm_rep *rep);
-void shm_rep_close(struct shm_rep *rep);
+int shm_function_listen(struct shm_function *func);
+void shm_function_close(struct shm_function *func);
 void shm_pending_free(struct shm_pending *p);
-/* Refuse a client on @p rep: REJECT(@p err, reason), the reason logged at
+/* Refuse a client on @p func: REJECT(@p err, reason), the reason logged at
  * @p level (rate-limited per function from NOTICE up). */
-void shm_rep_refuse(struct shm_rep *rep, int sock, int level, int err,
+void shm_function_refuse(struct shm_function *func, int sock, int level, int err,
 		const char *fmt, ...) __rte_format_printf(5, 6);
 /* The link folder and a socket in it: this user's, closed to others. */
 int shm_dir_check(const char *path, char *why, size_t why_len);

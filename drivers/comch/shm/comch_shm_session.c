@@ -69,7 +69,7 @@ shm_conn_close(struct rte_comch_dev *cdev, struct rte_comch_conn *conn)
 		sc->sock = -1;
 	}
 	if (sc->server != NULL)
-		__atomic_fetch_sub(&sc->server->rep->nb_conns, 1,
+		__atomic_fetch_sub(&sc->server->func->nb_conns, 1,
 				__ATOMIC_RELAXED);
 	/* No producer or consumer is left (the library checked). */
 	shm_view_unpin(cdev->process_private, sc->view);
@@ -213,7 +213,7 @@ int
 shm_server_create(struct rte_comch_dev *cdev, struct rte_comch_server *srv)
 {
 	struct shm_dev *sd = cdev->process_private;
-	struct shm_rep *rep = &sd->reps[srv->rep_id];
+	struct shm_function *func = &sd->functions[srv->function_id];
 	struct shm_server *ss;
 	struct shm_server *other;
 
@@ -227,40 +227,40 @@ shm_server_create(struct rte_comch_dev *cdev, struct rte_comch_server *srv)
 		return -errno;
 	}
 	ss->srv = srv;
-	ss->rep = rep;
+	ss->func = func;
 	TAILQ_INIT(&ss->inbox);
 
-	rte_spinlock_lock(&rep->lock);
-	TAILQ_FOREACH(other, &rep->servers, next) {
+	rte_spinlock_lock(&func->lock);
+	TAILQ_FOREACH(other, &func->servers, next) {
 		if (strcmp(other->srv->name, srv->name) == 0) {
-			rte_spinlock_unlock(&rep->lock);
+			rte_spinlock_unlock(&func->lock);
 			SHM_LOG(ERR, "%s: server \"%s\" already exists on %s; names are unique per function",
-				cdev->data->dev_name, srv->name, rep->name);
+				cdev->data->dev_name, srv->name, func->name);
 			close(ss->epfd);
 			free(ss);
 			return -EEXIST;
 		}
 	}
-	TAILQ_INSERT_TAIL(&rep->servers, ss, next);
-	rte_spinlock_unlock(&rep->lock);
+	TAILQ_INSERT_TAIL(&func->servers, ss, next);
+	rte_spinlock_unlock(&func->lock);
 	srv->drv = ss;
 	return 0;
 }
 
-/* Take the server's inbox (handshakes routed to it) under the rep lock. */
+/* Take the server's inbox (handshakes routed to it) under the func lock. */
 static void
 shm_server_take_inbox(struct shm_server *ss, struct shm_pending_list *out)
 {
 	struct shm_pending *p;
 
 	TAILQ_INIT(out);
-	rte_spinlock_lock(&ss->rep->lock);
+	rte_spinlock_lock(&ss->func->lock);
 	while ((p = TAILQ_FIRST(&ss->inbox)) != NULL) {
 		TAILQ_REMOVE(&ss->inbox, p, next);
 		TAILQ_INSERT_TAIL(out, p, next);
 	}
 	__atomic_store_n(&ss->inbox_len, 0, __ATOMIC_RELAXED);
-	rte_spinlock_unlock(&ss->rep->lock);
+	rte_spinlock_unlock(&ss->func->lock);
 }
 
 static void
@@ -284,10 +284,10 @@ shm_server_destroy(struct rte_comch_dev *cdev __rte_unused,
 {
 	struct shm_server *ss = srv->drv;
 
-	rte_spinlock_lock(&ss->rep->lock);
-	TAILQ_REMOVE(&ss->rep->servers, ss, next);
+	rte_spinlock_lock(&ss->func->lock);
+	TAILQ_REMOVE(&ss->func->servers, ss, next);
 	ss->accepting = false;
-	rte_spinlock_unlock(&ss->rep->lock);
+	rte_spinlock_unlock(&ss->func->lock);
 	shm_server_refuse_all(ss, "was destroyed");
 	close(ss->epfd);
 	free(ss);
@@ -301,11 +301,11 @@ shm_server_start(struct rte_comch_dev *cdev, struct rte_comch_server *srv)
 	struct shm_server *ss = srv->drv;
 
 	ss->next_check = 0;
-	rte_spinlock_lock(&ss->rep->lock);
+	rte_spinlock_lock(&ss->func->lock);
 	ss->accepting = true;
-	rte_spinlock_unlock(&ss->rep->lock);
+	rte_spinlock_unlock(&ss->func->lock);
 	SHM_LOG(DEBUG, "%s: server \"%s\" accepting on %s",
-		sd->cdev->data->dev_name, srv->name, ss->rep->sock_path);
+		sd->cdev->data->dev_name, srv->name, ss->func->sock_path);
 	return 0;
 }
 
@@ -315,9 +315,9 @@ shm_server_stop(struct rte_comch_dev *cdev __rte_unused,
 {
 	struct shm_server *ss = srv->drv;
 
-	rte_spinlock_lock(&ss->rep->lock);
+	rte_spinlock_lock(&ss->func->lock);
 	ss->accepting = false;
-	rte_spinlock_unlock(&ss->rep->lock);
+	rte_spinlock_unlock(&ss->func->lock);
 	shm_server_refuse_all(ss, "is stopping");
 	return 0;
 }
@@ -338,34 +338,34 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 	char why[SHM_REASON_MAX];
 	int my_fd = -1, ret;
 
-	struct shm_rep *rep = ss->rep;
-	const struct shm_quota *q = &rep->dev->cfg.quota;
+	struct shm_function *func = ss->func;
+	const struct shm_quota *q = &func->dev->cfg.quota;
 
 	if (h->max_msg_size != srv->max_msg_size) {
-		shm_rep_refuse(rep, p->sock, RTE_LOG_WARNING, EPROTO,
+		shm_function_refuse(func, p->sock, RTE_LOG_WARNING, EPROTO,
 			"max_msg_size mismatch: client %u, server \"%s\" uses %u; configure both ends alike",
 			h->max_msg_size, srv->name, srv->max_msg_size);
 		return -EPROTO;
 	}
 	if (h->recv_queue_len == 0 || h->recv_queue_len > SHM_MAX_RECV_QUEUE_LEN) {
-		shm_rep_refuse(rep, p->sock, RTE_LOG_NOTICE, EINVAL,
+		shm_function_refuse(func, p->sock, RTE_LOG_NOTICE, EINVAL,
 			"recv_queue_len %u not in [1, %u]", h->recv_queue_len,
 			SHM_MAX_RECV_QUEUE_LEN);
 		return -EINVAL;
 	}
 	if (srv->max_clients != 0 && srv->nb_conns >= srv->max_clients) {
-		shm_rep_refuse(rep, p->sock, RTE_LOG_NOTICE, EBUSY,
+		shm_function_refuse(func, p->sock, RTE_LOG_NOTICE, EBUSY,
 			"server \"%s\" is full (%u clients)", srv->name,
 			srv->max_clients);
 		return -EBUSY;
 	}
 	/* The function's quota: taken now, given back at close. */
-	if (__atomic_add_fetch(&rep->nb_conns, 1, __ATOMIC_RELAXED) >
+	if (__atomic_add_fetch(&func->nb_conns, 1, __ATOMIC_RELAXED) >
 	    q->max_conns) {
-		__atomic_fetch_sub(&rep->nb_conns, 1, __ATOMIC_RELAXED);
-		shm_rep_refuse(rep, p->sock, RTE_LOG_NOTICE, EBUSY,
+		__atomic_fetch_sub(&func->nb_conns, 1, __ATOMIC_RELAXED);
+		shm_function_refuse(func, p->sock, RTE_LOG_NOTICE, EBUSY,
 			"function %s has %u connections, the DPU's limit (max_conns)",
-			rep->name, q->max_conns);
+			func->name, q->max_conns);
 		return -EBUSY;
 	}
 	shm_ring_geom_init(&tx, h->recv_queue_len, srv->max_msg_size);
@@ -373,10 +373,10 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 			sizeof(why));
 	if (ret < 0) {
 		if (ret == -EPROTO)
-			shm_rep_refuse(rep, p->sock, RTE_LOG_NOTICE, EPROTO,
+			shm_function_refuse(func, p->sock, RTE_LOG_NOTICE, EPROTO,
 				"server \"%s\": %s", srv->name, why);
 		else
-			shm_rep_refuse(rep, p->sock, RTE_LOG_ERR, -ret,
+			shm_function_refuse(func, p->sock, RTE_LOG_ERR, -ret,
 				"the DPU cannot map the mailbox: %s", why);
 		goto err_quota;
 	}
@@ -384,7 +384,7 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 	ret = shm_memfd_create("comch-server", rx.mailbox_size,
 			cdev->data->numa_node, &my_fd, &local);
 	if (ret < 0) {
-		shm_rep_refuse(rep, p->sock, RTE_LOG_ERR, -ret,
+		shm_function_refuse(func, p->sock, RTE_LOG_ERR, -ret,
 			"the DPU cannot create a mailbox: %s", strerror(-ret));
 		goto err_unmap;
 	}
@@ -392,7 +392,7 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 			sizeof(*sc));
 	if (conn == NULL) {
 		ret = -ENOMEM;
-		shm_rep_refuse(rep, p->sock, RTE_LOG_ERR, ENOMEM,
+		shm_function_refuse(func, p->sock, RTE_LOG_ERR, ENOMEM,
 			"the DPU is out of memory");
 		goto err_unmap;
 	}
@@ -401,7 +401,7 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 			&tx, remote) < 0) {
 		rte_comch_pmd_conn_free(conn);
 		ret = -ENOMEM;
-		shm_rep_refuse(rep, p->sock, RTE_LOG_ERR, ENOMEM,
+		shm_function_refuse(func, p->sock, RTE_LOG_ERR, ENOMEM,
 			"the DPU is out of memory");
 		goto err_unmap;
 	}
@@ -426,7 +426,7 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 	}
 	if (ret < 0) {
 		SHM_LOG(INFO, "%s: client on %s left during the handshake",
-			cdev->data->dev_name, ss->rep->name);
+			cdev->data->dev_name, ss->func->name);
 		sc->sock = -1; /* p still owns the socket */
 		shm_view_unpin(cdev->process_private, sc->view);
 		free(sc->rx_arena);
@@ -445,7 +445,7 @@ err_unmap:
 		close(my_fd);
 	munmap(remote, tx.mailbox_size);
 err_quota:
-	__atomic_fetch_sub(&rep->nb_conns, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&func->nb_conns, 1, __ATOMIC_RELAXED);
 	return ret;
 }
 
@@ -563,7 +563,7 @@ shm_client_start(struct rte_comch_dev *cdev, struct rte_comch_client *cli)
 	 * folder nobody else can change (absent: no DPU yet). */
 	ret = shm_dir_check(sd->cfg.path, why, sizeof(why));
 	if (ret == 0)
-		ret = shm_sock_file_check(sd->reps[0].sock_path, true, why,
+		ret = shm_sock_file_check(sd->functions[0].sock_path, true, why,
 				sizeof(why));
 	if (ret < 0 && ret != -ENOENT) {
 		SHM_LOG(ERR, "%s: will not connect: %s", cdev->data->dev_name,
@@ -572,12 +572,12 @@ shm_client_start(struct rte_comch_dev *cdev, struct rte_comch_client *cli)
 		shm_client_abort(cdev, cli);
 		return -EPERM;
 	}
-	rte_strscpy(sa.sun_path, sd->reps[0].sock_path, sizeof(sa.sun_path));
+	rte_strscpy(sa.sun_path, sd->functions[0].sock_path, sizeof(sa.sun_path));
 	if (ret == -ENOENT ||
 	    connect(sh->sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		SHM_LOG(DEBUG, "%s: no DPU serves function %s at %s (%s)",
-			cdev->data->dev_name, sd->reps[0].name,
-			sd->reps[0].sock_path,
+			cdev->data->dev_name, sd->functions[0].name,
+			sd->functions[0].sock_path,
 			strerror(ret == -ENOENT ? ENOENT : errno));
 		sh->pending_err = -ECONNREFUSED;
 		close(fd);
