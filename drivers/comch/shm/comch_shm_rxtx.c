@@ -243,11 +243,14 @@ shm_fp_poll(void *consumer, struct rte_comch_completion *cpl, uint16_t nb_cpl)
 		const struct shm_posted *p = &c->posted[idx & c->mask];
 		struct shm_post_slot *slot = &c->slots[idx & c->mask];
 		struct rte_comch_completion *out = &cpl[n];
-		union shm_cpl w;
-		uint32_t imm_len;
+		uint32_t len, imm_len;
 
-		w.word = __atomic_load_n(&slot->cpl, __ATOMIC_ACQUIRE);
-		if (w.done_seq != idx + 1) {
+		/* The producer writes the completion word in one 64-bit
+		 * store: once its done_seq half is seen (acquire), its len
+		 * half is too (an aligned 64-bit store is single-copy
+		 * atomic). */
+		if (__atomic_load_n(&slot->done_seq, __ATOMIC_ACQUIRE) !=
+		    idx + 1) {
 			/* Not written: cancelled by stop, or never will be
 			 * (peer gone while stopping), or not yet. */
 			if (!(c->stopping &&
@@ -263,40 +266,35 @@ shm_fp_poll(void *consumer, struct rte_comch_completion *cpl, uint16_t nb_cpl)
 				down = true;
 			}
 			shm_cpl_cancelled(out, p);
-			c->cons_idx++;
-			n++;
-			continue;
-		}
-		imm_len = __atomic_load_n(&slot->imm_len, __ATOMIC_RELAXED);
-		if (unlikely(w.len > p->len || imm_len > c->max_imm_len)) {
-			if (w.len == SHM_LEN_ABORTED) {
-				/* The producing side gave it up. */
+		} else {
+			len = __atomic_load_n(&slot->len, __ATOMIC_RELAXED);
+			imm_len = __atomic_load_n(&slot->imm_len,
+					__ATOMIC_RELAXED);
+			if (unlikely(len > p->len || imm_len > c->max_imm_len)) {
+				/* Aborted by the producing side; or the peer
+				 * broke the rules: the connection is lost, a
+				 * stopping consumer still gets every buffer
+				 * back, as cancelled. */
+				if (len != SHM_LEN_ABORTED) {
+					shm_conn_break(c->sc,
+						SHM_BROKEN_COMPLETION);
+					down = true;
+					if (!c->stopping)
+						break;
+				}
 				shm_cpl_cancelled(out, p);
-				c->cons_idx++;
-				n++;
-				continue;
+			} else {
+				out->buf = p->buf;
+				out->len = len;
+				out->status = 0;
+				c->cnt.msgs++;
+				c->cnt.bytes += len;
+				out->producer_id = slot->producer_id;
+				out->imm_len = imm_len;
+				if (imm_len != 0)
+					memcpy(out->imm, slot->imm, imm_len);
 			}
-			/* The peer broke the rules: the connection is lost;
-			 * a stopping consumer still gets every buffer back,
-			 * as cancelled. */
-			shm_conn_break(c->sc, SHM_BROKEN_COMPLETION);
-			down = true;
-			if (!c->stopping)
-				break;
-			shm_cpl_cancelled(out, p);
-			c->cons_idx++;
-			n++;
-			continue;
 		}
-		out->buf = p->buf;
-		out->len = w.len;
-		out->status = 0;
-		c->cnt.msgs++;
-		c->cnt.bytes += w.len;
-		out->producer_id = slot->producer_id;
-		out->imm_len = imm_len;
-		if (imm_len != 0)
-			memcpy(out->imm, slot->imm, imm_len);
 		c->cons_idx++;
 		n++;
 	}
