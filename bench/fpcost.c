@@ -28,6 +28,7 @@
 
 #include <rte_bus_vdev.h>
 #include <rte_comch.h>
+#include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -74,7 +75,11 @@ measure(int16_t dpu, struct rte_comch_server *srv,
 	int n;
 
 	mem = rte_comch_mem_create(dpu, (size_t)posts * size, SOCKET_ID_ANY);
-	src = calloc(1, size);
+	/* Page aligned, so that where the heap puts it (which differs from
+	 * one library to another) does not change the copy's speed. */
+	src = aligned_alloc(4096, RTE_ALIGN_CEIL(size, 4096));
+	if (src != NULL)
+		memset(src, 0, size);
 	cost = calloc(rounds, sizeof(*cost));
 	if (mem == NULL || src == NULL || cost == NULL)
 		return -ENOMEM;

@@ -3,11 +3,11 @@
  */
 
 /*
- * What the primary process does, for itself and for a secondary alike
- * (layer 1): it allocates, numbers, links and frees every producer and
- * consumer (the shared bookkeeping is only ever written here, by the
- * primary), sends and receives control messages on the link, and tells
- * the peer about consumers.
+ * The primary's local work behind the seam (layer 1), the same for
+ * itself and for a secondary that asked: the shared bookkeeping of
+ * producers and consumers (allocated, numbered, linked and freed only
+ * here, by the primary), and the calls into the driver that only the
+ * link's owner makes (control messages, announcing consumers).
  */
 
 #include <errno.h>

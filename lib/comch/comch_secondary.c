@@ -8,8 +8,10 @@
  * everything that touches the link or the shared bookkeeping, and uses
  * its attached connections' producers and consumers directly (their fast
  * path is the same in every process). Its control messages travel through
- * the connection's relay (comch_local.c): written and read here, moved
- * to and from the link by the primary's poll.
+ * the connection's relay (comch_relay.c): written and read here, moved
+ * to and from the link by the primary's poll; the peer's consumers it is
+ * told of are mapped here by the driver (remote_add) from what the
+ * primary kept of them (comch_remote.c).
  *
  * At its first device the secondary registers with the primary, which
  * hands it one end of a liveness socketpair; when the primary dies, the
