@@ -514,6 +514,22 @@ test_report_text(void)
 	       strlen(l[10]) == strlen(l[9]) && strstr(l[10], " 2500"),
 	       "conn-rate row: %s", l[10]);
 
+	/* a stall of a loaded machine (0.27 s, 272007163 ns): too wide for
+	 * the column with three decimals, printed with fewer, aligned */
+	{
+		static struct perf_hist big;
+		struct perf_result r = res[0];
+
+		perf_hist_reset(&big);
+		perf_hist_add(&big, 272007163);
+		r.lat = &big;
+		report_capture(&o, &r, 1, out, sizeof(out));
+		n = lines_of(out, l, RTE_DIM(l));
+		EXPECT(n == 2 && count_fields(l[1]) == count_fields(l[0]) &&
+		       strlen(l[1]) == strlen(l[0]) && strstr(l[1], " 272007."),
+		       "a 0.27 s round trip, aligned: %s", n == 2 ? l[1] : "");
+	}
+
 	/* interactive: a header before every result */
 	parse("--role=host -i", &o);
 	report_capture(&o, &res[3], 2, out, sizeof(out));

@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -186,6 +187,7 @@ col_format(const struct col *c, const struct row *w, bool json, bool text,
 {
 	const void *p = (const char *)w + c->off;
 	double v = 0;
+	int prec, n;
 
 	switch (c->type) {
 	case T_STR:
@@ -215,7 +217,13 @@ col_format(const struct col *c, const struct row *w, bool json, bool text,
 		}
 		break;
 	}
-	snprintf(buf, len, "%.*f", c->text_prec, v / c->text_div);
+	/* Fewer decimals for a value too wide for its column (a 0.3 s
+	 * stall of a loaded machine is 300000.000 us): the rows stay
+	 * aligned whatever the machine did. */
+	prec = c->text_prec;
+	do
+		n = snprintf(buf, len, "%.*f", prec, v / c->text_div);
+	while (n > abs(c->width) && prec-- > 0);
 }
 
 static void
