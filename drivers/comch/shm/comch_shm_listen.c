@@ -176,7 +176,7 @@ shm_function_refuse_no_fd(struct shm_function *func)
 	if (sock >= 0) {
 		shm_function_refuse(func, sock, RTE_LOG_ERR, EMFILE,
 			"the DPU is out of file descriptors (ulimit -n)");
-		close(sock);
+		shm_sock_close(sock);
 	}
 	func->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	return sock >= 0 && func->spare_fd >= 0;
