@@ -10,7 +10,6 @@
  */
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,17 +21,10 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 
-#include "perf.h"
+#include "perf_session.h"
 
-volatile bool perf_quit;
 /* Where default devices put their link sockets. */
 #define PERF_DEFAULT_PATH "/tmp/comch"
-
-static void
-on_signal(int sig __rte_unused)
-{
-	perf_quit = true;
-}
 
 /* The first device of @p role; a new comch_shm device @p name with
  * @p args only when no comch --vdev was given at all (said in one line);
@@ -116,8 +108,7 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return ret > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	perf_signals_catch();
 	/* A comch --vdev that did not probe is fatal: the driver's reason
 	 * is the last line printed. */
 	nb_given = rte_comch_devargs_check(why, sizeof(why));
@@ -164,7 +155,9 @@ main(int argc, char **argv)
 		host = perf_dev(RTE_COMCH_ROLE_HOST, nb_given,
 				"comch_shm_perf_host", "role=host,path=" PERF_DEFAULT_PATH);
 		if (host >= 0 &&
-		    (o.hold ? perf_hold_run(&o, host) : perf_host_run(&o, host)) == 0)
+		    (o.hold ? perf_hold_run(&o, host) :
+		     o.interactive ? perf_interactive(&o, host) :
+		     perf_host_run(&o, host)) == 0)
 			rc = EXIT_SUCCESS;
 	}
 out:
