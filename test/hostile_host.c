@@ -2392,16 +2392,18 @@ mode_conn_hog(void)
 /* ---- fd-exhaust: connections and consumers until the DPU runs out of
  * fds ---- */
 
-static int
-mode_fd_exhaust(void)
+/* Fill the DPU with connections and consumers until it runs out of fds,
+ * then send valid HELLOs: each must be refused for the DPU's shortage,
+ * never called malformed (fds the kernel could not install are the
+ * DPU's shortage, not our fault). */
+static void
+exhaust_fill(struct hc *h, unsigned int max)
 {
-	unsigned int max = opt.conns, i, k, ok = 0, cons = 0, ended = 0;
-	struct hc *h = calloc(max, sizeof(*h));
-	unsigned int out_of_fds = 0, other_reject = 0;
+	unsigned int i, k, ok = 0, cons = 0, out_of_fds = 0, other = 0;
+	unsigned int j, why_fds = 0, why_bad = 0, accepted = 0;
+	struct hc x;
 	int r;
 
-	if (h == NULL)
-		return EXIT_SETUP;
 	for (i = 0; i < max && !quit; i++) {
 		r = hc_open(&h[i], 16);
 		if (r != SHM_MSG_ACCEPT) {
@@ -2410,17 +2412,17 @@ mode_fd_exhaust(void)
 						"file descriptors") != NULL)
 					out_of_fds++;
 				else
-					other_reject++;
+					other++;
 				if (strstr(h[i].reject_reason, "malformed") !=
 				    NULL)
-					finding("a valid HELLO was refused as malformed while the DPU was out of fds");
-				if (out_of_fds + other_reject < 4)
+					why_bad++;
+				if (out_of_fds + other < 4)
 					say("refused: %s: %s",
 						strerror(h[i].reject_err),
 						h[i].reject_reason);
 			}
 			hc_close(&h[i]);
-			if (out_of_fds + other_reject > 8)
+			if (out_of_fds + other > 8)
 				break;
 			continue;
 		}
@@ -2430,36 +2432,32 @@ mode_fd_exhaust(void)
 				cons++;
 	}
 	say("fd-exhaust: %u connections, %u consumers, refused out-of-fds %u, otherwise %u",
-		ok, cons, out_of_fds, other_reject);
-	/* the DPU is out of fds now: valid HELLOs must be refused for that,
-	 * never called malformed (fds the kernel could not install are the
-	 * DPU's shortage, not our fault) */
-	{
-		unsigned int j, why_fds = 0, why_bad = 0, accepted = 0;
-		struct hc x;
-
-		for (j = 0; j < opt.rounds && !quit; j++) {
-			r = hc_open(&x, 16);
-			if (r == SHM_MSG_REJECT) {
-				if (strstr(x.reject_reason, "malformed") != NULL)
-					why_bad++;
-				else if (strstr(x.reject_reason,
-						"file descriptors") != NULL)
-					why_fds++;
-			} else if (r == SHM_MSG_ACCEPT) {
-				accepted++;
-			}
-			hc_close(&x);
+		ok, cons, out_of_fds, other);
+	for (j = 0; j < opt.rounds && !quit; j++) {
+		r = hc_open(&x, 16);
+		if (r == SHM_MSG_REJECT) {
+			if (strstr(x.reject_reason, "malformed") != NULL)
+				why_bad++;
+			else if (strstr(x.reject_reason,
+					"file descriptors") != NULL)
+				why_fds++;
+		} else if (r == SHM_MSG_ACCEPT) {
+			accepted++;
 		}
-		say("fd-exhaust: %u more valid HELLOs: refused out-of-fds %u, refused as malformed %u, accepted %u",
-			j, why_fds, why_bad, accepted);
-		if (why_bad != 0)
-			finding("a valid HELLO was refused as malformed %u times while the DPU was out of fds",
-				why_bad);
+		hc_close(&x);
 	}
-	say("armed");
-	while (!quit && !phase2)
-		pause_us(20000);
+	say("fd-exhaust: %u more valid HELLOs: refused out-of-fds %u, accepted %u",
+		j, why_fds, accepted);
+	if (why_bad != 0)
+		finding("a valid HELLO was refused as malformed %u times while the DPU was out of fds",
+			why_bad);
+}
+
+static unsigned int
+exhaust_release(struct hc *h, unsigned int max)
+{
+	unsigned int i, ended = 0;
+
 	for (i = 0; i < max; i++) {
 		if (h[i].sock < 0 || h[i].dpu_mb == NULL)
 			continue;
@@ -2467,6 +2465,29 @@ mode_fd_exhaust(void)
 		ended += h[i].eof;
 		hc_close(&h[i]);
 	}
+	return ended;
+}
+
+static int
+mode_fd_exhaust(void)
+{
+	unsigned int max = opt.conns, cycle, ended;
+	struct hc *h = calloc(max, sizeof(*h));
+
+	if (h == NULL)
+		return EXIT_SETUP;
+	/* a few times over: each is a chance for the DPU to get its
+	 * shortage wrong */
+	for (cycle = 0; cycle < 4 && !quit; cycle++) {
+		exhaust_fill(h, max);
+		exhaust_release(h, max);
+		pause_us(200000);
+	}
+	exhaust_fill(h, max);
+	say("armed");
+	while (!quit && !phase2)
+		pause_us(20000);
+	ended = exhaust_release(h, max);
 	say("fd-exhaust: connections ended by the DPU %u; released", ended);
 	free(h);
 	hold(NULL, NULL);
