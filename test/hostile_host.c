@@ -408,7 +408,7 @@ hc_on_packet(struct hc *h, const struct shm_msg *m, ssize_t n, int *fds,
 			break;
 		r->id = m->consumer.consumer_id;
 		r->nb_posts = m->consumer.nb_posts;
-		r->imm_len = m->consumer.imm_len;
+		r->imm_len = m->consumer.max_imm_len;
 		r->mask = (uint32_t)rte_align64pow2(r->nb_posts) - 1;
 		r->ring_size = m->consumer.ring_size;
 		r->mem_size = m->consumer.mem_size;
@@ -734,7 +734,7 @@ lcons_add(struct hc *h, uint32_t depth, uint64_t mem, unsigned int seals)
 	msg_init(&m, SHM_MSG_CONSUMER_ADD);
 	m.consumer.consumer_id = l->id;
 	m.consumer.nb_posts = depth;
-	m.consumer.imm_len = SHM_MAX_IMM;
+	m.consumer.max_imm_len = SHM_MAX_IMM;
 	m.consumer.ring_size = l->ring_size;
 	m.consumer.mem_size = mem;
 	fds[0] = l->ring_fd;
@@ -764,7 +764,6 @@ lcons_post(struct lcons *l, uint32_t n, uint64_t off, uint32_t len)
 		s->buf_off = off;
 		s->buf_len = len;
 		s->done_seq = 0;
-		s->abort_seq = 0;
 		s->post_seq = l->posted;
 		l->posted++;
 		__atomic_store_n(&chdr(l->ring)->post_prod, l->posted,
@@ -886,6 +885,10 @@ perf_wait(struct hc *h, uint32_t type, double sec)
 			memcpy(&p, buf, sizeof(p));
 			if (p.magic == PERF_MAGIC && p.type == type)
 				return true;
+			/* the DPU said no (perf.h): no READY will come */
+			if (p.magic == PERF_MAGIC && type == PERF_MSG_READY &&
+			    p.type == PERF_MSG_REFUSED)
+				return false;
 		} else if (n < 0) {
 			return false;
 		}
@@ -1449,7 +1452,7 @@ cadd_raw(struct hc *h, uint32_t id, uint32_t posts, uint32_t imm,
 	msg_init(&m, SHM_MSG_CONSUMER_ADD);
 	m.consumer.consumer_id = id;
 	m.consumer.nb_posts = posts;
-	m.consumer.imm_len = imm;
+	m.consumer.max_imm_len = imm;
 	m.consumer.ring_size = ring;
 	m.consumer.mem_size = mem;
 	send_fds(h->sock, &m, sizeof(m), fds, nfds);
@@ -2170,10 +2173,15 @@ fp_variant(enum fv v)
 		break;
 	case FV_ABORT:
 		first = rcons_claim(rc, 4, &got);
-		for (uint32_t i = 0; i < got; i++)
+		/* aborted completions, as a dead producer's side writes
+		 * them (protocol v5): the DPU must give the buffers back */
+		for (uint32_t i = 0; i < got; i++) {
+			union shm_cpl c = { .done_seq = first + i + 1,
+				.len = SHM_LEN_ABORTED };
+
 			__atomic_store_n(&cslot(rc->ring, rc->mask,
-				first + i)->abort_seq, first + i + 1,
-				__ATOMIC_RELEASE);
+				first + i)->cpl, c.word, __ATOMIC_RELEASE);
+		}
 		break;
 	case FV_DONE_UNCLAIMED: {
 		uint32_t c = __atomic_load_n(&chdr(rc->ring)->claim,
