@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -85,6 +86,8 @@ shm_memfd_create(const char *tag, size_t size, int socket_id, int *fd,
 	int mfd, ret;
 	void *p;
 
+	if (!shm_fd_headroom())
+		return -EMFILE;
 	mfd = memfd_create(tag, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (mfd < 0)
 		return -errno;
@@ -242,6 +245,33 @@ shm_msg_send_fds(int sock, const struct shm_msg *msg, const int *fds,
 }
 
 
+/*
+ * Whether this process can open SHM_FD_HEADROOM more fds right now. The
+ * driver opens an fd on a peer's behalf (a socket, a memfd, fds the peer
+ * sends) only while it can, so the process is never left without: EAL's
+ * interrupt thread closes and re-creates its epoll instance each time an
+ * interrupt source comes or goes, and panics when it cannot. About 30
+ * system calls: called when a client, a mailbox or a consumer comes, not
+ * on the data path.
+ */
+bool
+shm_fd_headroom(void)
+{
+	int fds[SHM_FD_HEADROOM];
+	int n = 0, i;
+
+	fds[0] = eventfd(0, EFD_CLOEXEC);
+	if (fds[0] >= 0)
+		for (n = 1; n < SHM_FD_HEADROOM; n++) {
+			fds[n] = fcntl(fds[0], F_DUPFD_CLOEXEC, 0);
+			if (fds[n] < 0)
+				break;
+		}
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	return n == SHM_FD_HEADROOM;
+}
+
 /* Whether this process cannot open one more fd now. */
 static bool
 shm_out_of_fds(void)
@@ -289,8 +319,6 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 	if (n < 0)
 		return (errno == EAGAIN || errno == EWOULDBLOCK) ?
 			-EAGAIN : -ECONNRESET;
-	if (n == 0)
-		return -ECONNRESET;
 
 	for (cmsg = CMSG_FIRSTHDR(&mh); cmsg != NULL;
 	     cmsg = CMSG_NXTHDR(&mh, cmsg)) {
@@ -313,6 +341,23 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 		}
 	}
 
+	/* No bytes: the end of the stream, or an empty record, which no
+	 * peer of ours sends; either way the peer is done. An end of stream
+	 * carries no fds: with fds it is an empty record, malformed. The fds
+	 * are closed either way (kept, any peer could leak ours away). */
+	if (n == 0) {
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		return nfds == 0 && !(mh.msg_flags & MSG_CTRUNC) ?
+			-ECONNRESET : -EPROTO;
+	}
+	/* fds installed into the last few this process has: ours to give
+	 * back at once (the peer is not at fault). */
+	if (nfds != 0 && !shm_fd_headroom()) {
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		return -EMFILE;
+	}
 	/* The kernel stops installing fds at the first it cannot (this
 	 * process is out of fds) or when our room (SHM_MSG_FDS_MAX) is
 	 * full: truncated below that is our limit, not the peer's fault.

@@ -161,25 +161,29 @@ shm_function_expire(struct shm_function *func, uint64_t now)
 	return n;
 }
 
-/* Interrupt thread, out of fds: take the next client with the spare fd
- * and tell it why; false if even that failed (stop accepting for now). */
-static bool
+/* Interrupt thread, (nearly) out of fds: take the next client with the
+ * spare fd and tell it why. 1: one refused; 0: none waits; -1: even that
+ * failed (stop accepting for now). */
+static int
 shm_function_refuse_no_fd(struct shm_function *func)
 {
-	int sock;
+	int sock, err;
 
 	if (func->spare_fd < 0)
-		return false;
+		return -1;
 	close(func->spare_fd);
 	func->spare_fd = -1;
 	sock = accept4(func->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	err = errno;
 	if (sock >= 0) {
 		shm_function_refuse(func, sock, RTE_LOG_ERR, EMFILE,
 			"the DPU is out of file descriptors (ulimit -n)");
 		shm_sock_close(sock);
 	}
 	func->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	return sock >= 0 && func->spare_fd >= 0;
+	if (sock < 0 && (err == EAGAIN || err == EWOULDBLOCK))
+		return func->spare_fd >= 0 ? 0 : -1;
+	return sock >= 0 && func->spare_fd >= 0 ? 1 : -1;
 }
 
 static void shm_listen_cb(void *arg);
@@ -219,16 +223,25 @@ shm_listen_cb(void *arg)
 	struct shm_function *func = arg;
 	const struct shm_quota *q = &func->dev->cfg.quota;
 	struct shm_pending *p;
-	int sock;
+	int sock, ret;
 
 	for (;;) {
-		sock = accept4(func->listen_fd, NULL, NULL,
-				SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (sock < 0) {
-			if (errno != EMFILE && errno != ENFILE)
+		/* A client costs fds (its socket, then its mailbox): taken
+		 * only while the process keeps some (shm_fd_headroom()). */
+		if (shm_fd_headroom()) {
+			sock = accept4(func->listen_fd, NULL, NULL,
+					SOCK_NONBLOCK | SOCK_CLOEXEC);
+			if (sock < 0 && errno != EMFILE && errno != ENFILE)
 				return; /* EAGAIN: done */
-			if (shm_function_refuse_no_fd(func))
+		} else {
+			sock = -1;
+		}
+		if (sock < 0) {
+			ret = shm_function_refuse_no_fd(func);
+			if (ret > 0)
 				continue;
+			if (ret == 0)
+				return;
 			/* Out of fds even for the spare: stop listening
 			 * for a while rather than spin on a readable
 			 * socket. */

@@ -259,6 +259,10 @@ void shm_ring_geom_init(struct shm_ring_geom *g, uint32_t depth,
 size_t shm_cons_ring_size(uint32_t depth);
 /* A memfd of @p size sealed against resizing, mapped read-write (on
  * @p socket_id unless SOCKET_ID_ANY). */
+/** fds the driver leaves free for the rest of the process (see
+ * shm_fd_headroom()). */
+#define SHM_FD_HEADROOM 16
+bool shm_fd_headroom(void);
 int shm_memfd_create(const char *tag, size_t size, int socket_id, int *fd,
 		void **base);
 /* Map a region the peer sent: a memfd of exactly @p size, sealed against
