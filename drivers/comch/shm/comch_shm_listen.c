@@ -293,10 +293,55 @@ shm_listen_cb(void *arg)
 }
 
 /*
+ * The folders above @p path (as written, and as resolved): each must belong
+ * to root or to this user and must not let others write in it, unless it
+ * is sticky (as /tmp is: others cannot rename what they do not own in it).
+ * Otherwise another user could rename the link folder away and put a
+ * folder of their own in its place.
+ */
+static int
+shm_parents_check(const char *path, char *why, size_t why_len)
+{
+	char buf[PATH_MAX], real[PATH_MAX];
+	const char *paths[2] = { path, realpath(path, real) };
+	struct stat st;
+	unsigned int i;
+	char *slash;
+
+	for (i = 0; i < RTE_DIM(paths) && paths[i] != NULL; i++) {
+		if (rte_strscpy(buf, paths[i], sizeof(buf)) < 0)
+			return -ENAMETOOLONG;
+		while ((slash = strrchr(buf, '/')) != NULL) {
+			if (slash == buf)
+				slash[1] = '\0'; /* "/" itself, last */
+			else
+				*slash = '\0';
+			if (stat(buf, &st) < 0) {
+				snprintf(why, why_len, "%s: %s", buf,
+					strerror(errno));
+				return -errno;
+			}
+			if ((st.st_uid != 0 && st.st_uid != geteuid()) ||
+			    ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 &&
+			     (st.st_mode & S_ISVTX) == 0)) {
+				snprintf(why, why_len, "%s, above the link folder, belongs to uid %u with mode %04o: another user could replace the link folder; use a path= whose every folder belongs to root or to this user and only they may write in (or is sticky, as /tmp)",
+					buf, (unsigned int)st.st_uid,
+					(unsigned int)(st.st_mode & 07777));
+				return -EPERM;
+			}
+			if (slash == buf)
+				break;
+		}
+	}
+	return 0;
+}
+
+/*
  * The folder of the link sockets: its permissions stand in for the
  * isolation of PCIe, so only this user may change it (and what is in it).
  * It must be a directory (not a link) owned by the effective user, with no
- * permission for group or others; one the driver creates is so.
+ * permission for group or others, below folders no other user can change
+ * (shm_parents_check()); one the driver creates is so.
  */
 int
 shm_dir_check(const char *path, char *why, size_t why_len)
@@ -321,7 +366,7 @@ shm_dir_check(const char *path, char *why, size_t why_len)
 			path, (unsigned int)(st.st_mode & 07777));
 		return -EPERM;
 	}
-	return 0;
+	return shm_parents_check(path, why, why_len);
 }
 
 /* A socket file in that folder is ours, and (@p strict) 0600; -ENOENT if
