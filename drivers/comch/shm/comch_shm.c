@@ -346,7 +346,9 @@ shm_info_get(const struct rte_comch_dev *cdev, struct rte_comch_dev_info *info)
 	c->default_msg_size = SHM_DEFAULT_MSG_SIZE;
 	c->max_recv_queue_len = SHM_MAX_RECV_QUEUE_LEN;
 	c->default_recv_queue_len = SHM_DEFAULT_RECV_QUEUE_LEN;
-	c->max_clients = 0;
+	/* A server serves one function: at most its connections quota. */
+	c->max_clients = sd->cfg.role == RTE_COMCH_ROLE_DPU ?
+		sd->cfg.quota.max_conns : 0;
 	c->max_send_burst = UINT16_MAX; /* a whole burst; done at return */
 	c->max_posts = SHM_MAX_POSTS;
 	c->max_buf_size = SHM_MAX_BUF_SIZE;

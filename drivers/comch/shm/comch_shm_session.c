@@ -43,6 +43,23 @@ shm_conn_unmap(struct shm_conn *sc)
 	sc->remote_map.base = NULL;
 }
 
+static const char *
+shm_broken_text(uint8_t why)
+{
+	switch (why) {
+	case SHM_BROKEN_CTRL_RING:
+		return "control messages";
+	case SHM_BROKEN_POSTS:
+		return "the buffers its consumer posted";
+	case SHM_BROKEN_COMPLETION:
+		return "a completion it wrote";
+	case SHM_BROKEN_STALLED:
+		return "buffers it claimed and never filled";
+	default:
+		return "?";
+	}
+}
+
 void
 shm_conn_close(struct rte_comch_dev *cdev, struct rte_comch_conn *conn)
 {
@@ -51,6 +68,16 @@ shm_conn_close(struct rte_comch_dev *cdev, struct rte_comch_conn *conn)
 	/* Closing ends the application's use of the last burst. */
 	if (!sc->broken)
 		shm_conn_confirm(sc);
+	/* Broken by what the fast path found (a stopping consumer the peer
+	 * never filled, say) and closed before a poll reported it: the
+	 * peer is blamed all the same, and gets no BYE. */
+	if (sc->broken == -EPROTO && !sc->lost_reported &&
+	    sc->broken_why != SHM_BROKEN_LOGGED) {
+		SHM_LOG(ERR, "%s: connection %u: the peer broke the ring protocol (%s); closing it",
+			shm_dev_name(conn), conn->id,
+			shm_broken_text(sc->broken_why));
+		sc->lost_reported = true;
+	}
 	shm_conn_flush(sc, true);
 	if (sc->sock >= 0) {
 		if (sc->server != NULL)
@@ -109,23 +136,6 @@ shm_conn_init(struct shm_dev *sd, struct shm_conn *sc,
 	sc->remote_map.base = remote;
 	sc->remote_map.size = tx->mailbox_size;
 	return 0;
-}
-
-static const char *
-shm_broken_text(uint8_t why)
-{
-	switch (why) {
-	case SHM_BROKEN_CTRL_RING:
-		return "control messages";
-	case SHM_BROKEN_POSTS:
-		return "the buffers its consumer posted";
-	case SHM_BROKEN_COMPLETION:
-		return "a completion it wrote";
-	case SHM_BROKEN_STALLED:
-		return "buffers it claimed and never filled";
-	default:
-		return "?";
-	}
 }
 
 /* Report a connection the peer closed (BYE, @p clean), or lost by the
