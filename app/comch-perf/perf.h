@@ -96,6 +96,8 @@ enum perf_msg_type {
 	PERF_MSG_READY,     /* dpu -> host */
 	PERF_MSG_END,       /* host -> dpu: sent messages */
 	PERF_MSG_RESULT,    /* dpu -> host: received messages, bytes */
+	PERF_MSG_REFUSED,   /* dpu -> host: the BEGIN cannot be served; msgs
+			     * is why (a positive errno) */
 };
 
 struct perf_msg {

@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -68,6 +69,72 @@ dpu_say(const struct dpu_ctx *x, const char *fmt, ...)
 }
 
 /* ------------------------------------------------------------- queues */
+
+/* Every queue costs this process file descriptors (a consumer ring and
+ * its memory, with comch_shm) and memory. */
+#define DPU_FDS_PER_QUEUE 2
+
+/* What hosts may make this process hold: queues within half of its file
+ * descriptors (raised to the hard limit first: perf_main.c), messages
+ * within the device's buffers. */
+static void
+dpu_limits(struct dpu_ctx *x)
+{
+	struct rte_comch_dev_info info;
+	struct rlimit rl;
+	uint64_t budget = 1024;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		budget = rl.rlim_cur / 2 / DPU_FDS_PER_QUEUE;
+	x->queue_budget = (uint32_t)RTE_MIN(budget, (uint64_t)UINT32_MAX);
+	x->max_hosts = DPU_MAX_CONNS;
+	x->max_size = UINT32_MAX;
+	if (rte_comch_info_get(x->dev_id, &info) == 0) {
+		if (info.caps.max_clients != 0)
+			x->max_hosts = RTE_MIN(info.caps.max_clients,
+					(uint32_t)DPU_MAX_CONNS);
+		x->max_size = info.caps.max_buf_size;
+	}
+	/* --role=pair: both ends are ours, the host opens --connections */
+	if (x->pair)
+		x->max_hosts = RTE_MAX(x->o->connections, 1u);
+}
+
+/*
+ * Whether a host may have @p queues queues now. Hosts are served first
+ * come, first served, but every other host that could still come keeps
+ * room for one queue: one host cannot take what its siblings need to be
+ * served at all.
+ */
+static bool
+dpu_admit(const struct dpu_ctx *x, uint32_t queues)
+{
+	uint32_t others = x->max_hosts > x->hosts_with_queues + 1 ?
+		x->max_hosts - x->hosts_with_queues - 1 : 0;
+
+	return x->queues_in_use <= x->queue_budget &&
+		(uint64_t)queues + others <= x->queue_budget - x->queues_in_use;
+}
+
+static void
+dpu_hold(struct dpu_ctx *x, struct dpu_conn *d, uint32_t queues)
+{
+	d->x = x;
+	d->queues_held = queues;
+	x->queues_in_use += queues;
+	x->hosts_with_queues++;
+}
+
+/* The queues of @p d are gone. */
+static void
+dpu_release(struct dpu_conn *d)
+{
+	if (d->queues_held == 0)
+		return;
+	d->x->queues_in_use -= d->queues_held;
+	d->x->hosts_with_queues--;
+	d->queues_held = 0;
+}
 
 /* Begin tearing the queues down: producers go at once, consumers stop
  * and are drained by dpu_fp_drain() from the loop. */
@@ -123,6 +190,7 @@ dpu_fp_drain(struct dpu_conn *d)
 		memset(d->q, 0, sizeof(d->q[0]) * d->nb_queues);
 		d->nb_queues = 0;
 		d->stopping = false;
+		dpu_release(d);
 	}
 	return done;
 }
@@ -190,7 +258,8 @@ dpu_reply(struct dpu_conn *d, enum perf_msg_type type)
 	d->reply.type = type;
 	d->reply.test = d->test;
 	d->reply.size = d->size;
-	d->reply.msgs = d->msgs;
+	d->reply.msgs = type == PERF_MSG_REFUSED ? (uint64_t)d->refused :
+		d->msgs;
 	d->reply.bytes = d->bytes;
 	d->reply.sent = d->sent;
 	/* the host sends to our consumers from this one on, in order */
@@ -198,6 +267,24 @@ dpu_reply(struct dpu_conn *d, enum perf_msg_type type)
 		d->reply.first_consumer = rte_comch_consumer_id(d->q[0].cons);
 	d->reply_pending = rte_comch_msg_send(d->conn, &d->reply,
 			sizeof(d->reply)) == -EAGAIN;
+}
+
+/* Refuse a BEGIN (@p err: why), saying so at most once a second per
+ * host. */
+static void
+dpu_refuse(struct dpu_ctx *x, struct dpu_conn *d, int err, const char *why)
+{
+	uint64_t now = rte_get_timer_cycles();
+
+	if (now - d->unexpected_said >= rte_get_timer_hz()) {
+		d->unexpected_said = now;
+		dpu_say(x, "dpu: connection %u: refused %s size %u, %u queue(s): %s\n",
+			rte_comch_conn_id(d->conn),
+			d->e != NULL ? d->e->name : "?", d->size, d->begin_queues,
+			why);
+	}
+	d->refused = err;
+	dpu_reply(d, PERF_MSG_REFUSED);
 }
 
 /* A BEGIN (a private, checked copy) once the connection has no queues. */
@@ -215,20 +302,48 @@ dpu_begin(struct dpu_ctx *x, struct dpu_conn *d, const struct perf_msg *p)
 	d->bytes = 0;
 	d->sent = 0;
 	d->end_pending = false;
-	if (d->e->dpu_begin != NULL && d->e->dpu_begin(x, d) < 0)
-		return; /* no READY: the host gives up */
+	d->begin_queues = p->queues;
+	if ((d->e->flags & PERF_E_FP) && d->size > x->max_size) {
+		dpu_refuse(x, d, EMSGSIZE, "larger than the device's buffers");
+		return;
+	}
+	if ((d->e->flags & PERF_E_FP) && !dpu_admit(x, p->queues)) {
+		dpu_refuse(x, d, ENOSPC, "the DPU keeps room for its other hosts (its queues are bounded by half of ulimit -n)");
+		return;
+	}
+	if (d->e->dpu_begin != NULL) {
+		ret = d->e->dpu_begin(x, d);
+		if (ret < 0) {
+			dpu_refuse(x, d, -ret, rte_strerror(-ret));
+			return;
+		}
+	}
 	if (d->e->flags & PERF_E_FP) {
+		dpu_hold(x, d, p->queues);
 		ret = dpu_fp_setup(x, d, p->queues);
 		if (ret < 0) {
-			dpu_say(x, "dpu: connection %u: cannot prepare %s size %u: %s\n",
-				rte_comch_conn_id(d->conn), d->e->name,
-				d->size, rte_strerror(-ret));
+			dpu_refuse(x, d, -ret, rte_strerror(-ret));
 			dpu_fp_stop(d);
-			return; /* no READY: the host gives up */
+			return;
 		}
 	}
 	dpu_reply(d, PERF_MSG_READY);
 	d->sending = d->e->dpu_send != NULL;
+}
+
+/* A perf message out of place: said once a second per host at most, with
+ * how many came since. */
+static void
+dpu_unexpected(struct dpu_ctx *x, struct dpu_conn *d, uint32_t type)
+{
+	uint64_t now = rte_get_timer_cycles();
+
+	d->unexpected++;
+	if (now - d->unexpected_said < rte_get_timer_hz())
+		return;
+	d->unexpected_said = now;
+	dpu_say(x, "dpu: connection %u: unexpected perf message %u (%" PRIu64 " so far)\n",
+		rte_comch_conn_id(d->conn), type, d->unexpected);
 }
 
 static void
@@ -252,8 +367,7 @@ dpu_on_perf_msg(struct dpu_ctx *x, struct dpu_conn *d, const struct perf_msg *p)
 		d->end_deadline = rte_get_timer_cycles() +
 			DPU_END_WAIT_S * rte_get_timer_hz();
 	} else {
-		dpu_say(x, "dpu: connection %u: unexpected perf message %u\n",
-			rte_comch_conn_id(d->conn), p->type);
+		dpu_unexpected(x, d, p->type);
 	}
 }
 
@@ -470,7 +584,7 @@ int
 perf_dpu_run(const struct perf_opts *o, int16_t dev_id, double serve_for,
 		const volatile bool *until)
 {
-	struct dpu_ctx x = { .o = o, .dev_id = dev_id };
+	struct dpu_ctx x = { .o = o, .dev_id = dev_id, .pair = until != NULL };
 	struct rte_comch_server_conf conf = {
 		.name = o->name,
 		.recv_queue_len = 1024,
@@ -484,6 +598,7 @@ perf_dpu_run(const struct perf_opts *o, int16_t dev_id, double serve_for,
 	unsigned int i;
 	bool busy;
 
+	dpu_limits(&x);
 	x.srv = rte_comch_server_create(dev_id, &conf);
 	if (x.srv == NULL || rte_comch_server_start(x.srv) < 0) {
 		fprintf(stderr, "dpu: cannot start server \"%s\": %s\n", o->name,

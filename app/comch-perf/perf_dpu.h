@@ -70,6 +70,12 @@ struct dpu_conn {
 	bool reply_pending;
 	struct dpu_echo echo[DPU_ECHO_BACKLOG]; /* ctrl-lat: not yet sent */
 	unsigned int echo_first, nb_echo;
+	struct dpu_ctx *x;
+	uint32_t begin_queues;  /* of the last BEGIN */
+	int refused;            /* why the last BEGIN was (positive errno) */
+	uint32_t queues_held;   /* counted in dpu_ctx.queues_in_use */
+	uint64_t unexpected;    /* perf messages not understood */
+	uint64_t unexpected_said; /* TSC of the last line about them */
 	bool lost;
 };
 
@@ -84,6 +90,13 @@ struct dpu_ctx {
 	unsigned int served;
 	uint64_t last_event;    /* TSC of the last connection event printed */
 	unsigned int quiet;     /* events not printed since */
+	/* What hosts may make this process hold (see dpu_admit()). */
+	uint64_t max_size;      /* largest message: the device's buffers */
+	uint32_t max_hosts;     /* the server's clients at most */
+	uint32_t queue_budget;  /* queues of all hosts together */
+	uint32_t queues_in_use;
+	uint32_t hosts_with_queues;
+	bool pair;              /* --role=pair: the host is this process */
 };
 
 #endif /* COMCH_PERF_DPU_H */

@@ -22,7 +22,7 @@ ctrl_lat_fwd(struct perf_fwd *f)
 	struct perf_session *s = f->s;
 	struct rte_comch_msg m;
 	uint64_t t0, now;
-	unsigned int i;
+	unsigned int i, spins;
 	int n, ret;
 
 	do {
@@ -35,9 +35,14 @@ ctrl_lat_fwd(struct perf_fwd *f)
 			ret = rte_comch_msg_send(st->pc->conn, s->src, st->size);
 			if (ret < 0)
 				return ret;
+			/* The echo, or the end: a signal, or a DPU that
+			 * died (its client's poll sees the link close). */
+			spins = 0;
 			do {
 				n = rte_comch_msg_recv_burst(st->pc->conn, &m, 1);
-			} while (n == 0 && !s->stop);
+				if (n == 0 && (++spins & 4095) == 0)
+					rte_comch_client_poll(st->pc->cli);
+			} while (n == 0 && !s->stop && !perf_quit);
 			if (n < 0)
 				return n;
 			now = rte_rdtsc();

@@ -47,16 +47,23 @@ fp_bidir_fwd(struct perf_fwd *f)
 	return 0;
 }
 
-/* The payload the DPU streams: as large as the test's messages. */
+/* The payload the DPU streams: as large as the largest test's messages,
+ * shared by every host's test. Grown only once the larger one exists: the
+ * tests that run go on with the one they have if it cannot be. */
 static int
 fp_bidir_dpu_begin(struct dpu_ctx *x, struct dpu_conn *d)
 {
+	uint8_t *src;
+
 	if (d->size <= x->src_size)
 		return 0;
+	src = calloc(1, d->size);
+	if (src == NULL)
+		return -ENOMEM;
 	free(x->src);
-	x->src = calloc(1, d->size);
-	x->src_size = x->src != NULL ? d->size : 0;
-	return x->src != NULL ? 0 : -ENOMEM;
+	x->src = src;
+	x->src_size = d->size;
+	return 0;
 }
 
 /* Queue @p i streams to the host's @p i-th consumer. */

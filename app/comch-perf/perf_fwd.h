@@ -34,7 +34,9 @@ fwd_step(struct perf_fwd *f, uint64_t now, uint64_t n, uint64_t rx)
 			f->t1 = now;
 		}
 	}
-	if (unlikely(s->stop || (s->end != 0 && now >= s->end)))
+	/* perf_quit too: when the main lcore forwards, nobody else turns a
+	 * signal into s->stop */
+	if (unlikely(s->stop || perf_quit || (s->end != 0 && now >= s->end)))
 		return false;
 	if (unlikely(now >= s->next_progress) && f->is_main)
 		perf_progress(s, now);

@@ -98,6 +98,18 @@ conns_wait(struct perf_session *s, enum perf_msg_type type)
 			if (!(pc->have_last && pc->last.type == type) &&
 			    perf_conn_recv(pc, NULL) < 0)
 				return -ECONNRESET;
+			if (pc->have_last && pc->last.type == PERF_MSG_REFUSED) {
+				int err = pc->last.msgs > 0 &&
+					pc->last.msgs < 4096 ?
+					(int)pc->last.msgs : EPROTO;
+
+				fprintf(stderr, "host: the DPU refused %s size %u with %u queue(s) on connection %u: %s\n",
+					perf_test_name(s->test), s->size,
+					s->o->queues,
+					rte_comch_conn_id(pc->conn),
+					rte_strerror(err));
+				return -err;
+			}
 			ready += pc->have_last && pc->last.type == type;
 		}
 		if (ready == s->nb_conns)

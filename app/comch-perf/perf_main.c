@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <rte_bus_vdev.h>
@@ -80,6 +81,20 @@ host_job_run(void *arg)
 	return 0;
 }
 
+/* A DPU serving many hosts holds file descriptors for them (sockets, the
+ * memory of every queue): take all the kernel allows this process, as
+ * servers do, rather than the 1024 a login shell usually starts with. */
+static void
+perf_raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -109,6 +124,7 @@ main(int argc, char **argv)
 		return ret > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 	}
 	perf_signals_catch();
+	perf_raise_nofile();
 	/* A comch --vdev that did not probe is fatal: the driver's reason
 	 * is the last line printed. */
 	nb_given = rte_comch_devargs_check(why, sizeof(why));
