@@ -34,8 +34,9 @@ product bug fails (see the report at the end: "FAIL name: why").
 
 Exit status: 0 all passed, 1 some failed, 77 programs not built.
 
-Scenarios that fail on the code this was written against (product bugs,
-each reproduced by its scenario; see the "why" in the final report):
+What these scenarios found in the code they were first run against (each
+product bug reproduced by its scenario, each fixed since; the "why" of a
+scenario that fails again says which):
   */fd-leak-empty-packet*   an empty SOCK_SEQPACKET record carrying fds
                             (before or after HELLO) is taken for EOF and
                             its fds are never closed: any host of any
