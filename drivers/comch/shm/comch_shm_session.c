@@ -363,19 +363,21 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 			SHM_MAX_RECV_QUEUE_LEN);
 		return -EINVAL;
 	}
-	if (srv->max_clients != 0 && srv->nb_conns >= srv->max_clients) {
-		shm_function_refuse(func, p->sock, RTE_LOG_NOTICE, EBUSY,
-			"server \"%s\" is full (%u clients)", srv->name,
-			srv->max_clients);
-		return -EBUSY;
-	}
-	/* The function's quota: taken now, given back at close. */
+	/* The function's quota first (a server's own max_clients defaults
+	 * to it): taken now, given back at close. */
 	if (__atomic_add_fetch(&func->nb_conns, 1, __ATOMIC_RELAXED) >
 	    q->max_conns) {
 		__atomic_fetch_sub(&func->nb_conns, 1, __ATOMIC_RELAXED);
 		shm_function_refuse(func, p->sock, RTE_LOG_NOTICE, EBUSY,
 			"function %s has %u connections, the DPU's limit (max_conns)",
 			func->name, q->max_conns);
+		return -EBUSY;
+	}
+	if (srv->max_clients != 0 && srv->nb_conns >= srv->max_clients) {
+		__atomic_fetch_sub(&func->nb_conns, 1, __ATOMIC_RELAXED);
+		shm_function_refuse(func, p->sock, RTE_LOG_NOTICE, EBUSY,
+			"server \"%s\" is full (%u clients, its max_clients)",
+			srv->name, srv->max_clients);
 		return -EBUSY;
 	}
 	shm_ring_geom_init(&tx, h->recv_queue_len, srv->max_msg_size);
