@@ -71,6 +71,7 @@ struct dpu_conn {
 	struct dpu_echo echo[DPU_ECHO_BACKLOG]; /* ctrl-lat: not yet sent */
 	unsigned int echo_first, nb_echo;
 	bool lost;
+	uint64_t cpu0_us, wall0_us;  /* idle: at READY (perf_cpu_us()) */
 };
 
 struct dpu_ctx {
@@ -84,6 +85,8 @@ struct dpu_ctx {
 	unsigned int served;
 	uint64_t last_event;    /* TSC of the last connection event printed */
 	unsigned int quiet;     /* events not printed since */
+	int ep;                 /* --event: what the loop sleeps on, or -1 */
+	uint64_t sleeps;        /* --event: times it slept */
 };
 
 #endif /* COMCH_PERF_DPU_H */
