@@ -59,7 +59,7 @@ for o in objs:
         good = good and o["msgs"] >= count and o["sent"] >= o["msgs"] and o["conn_per_s"] > 0
     elif idle:
         # nothing sent; CPU use of both sides, in % of one core
-        good = (good and o["sent"] == 0 and o["peer_received"] == 0 and
+        good = (good and o["sent"] == 0 and "peer_received" not in o and
                 0 <= o["cpu_pct"] <= 100 * o.get("lcores", 1) and
                 0 <= o["peer_cpu_pct"] and o["seconds"] > 0)
     else:
