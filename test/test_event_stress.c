@@ -41,8 +41,17 @@ extern char **environ;
 #define BUF 256
 #define BURST 32
 #define CHECK_MS 3600000         /* the devices' periodic check: off */
+static const char FIN[4] = "FIN";   /* the end (side_fin()) */
 
 static char link_dir[64];
+/* SIGUSR1 from the DPU when it failed: the host says what it was doing. */
+static volatile sig_atomic_t dump_state;
+
+static void
+on_usr1(int sig __rte_unused)
+{
+	dump_state = 1;
+}
 static const char *self_path;
 
 /* A ping is a sequence number (first 8 bytes of a control message, the
@@ -80,6 +89,7 @@ struct side {
 	int ep;
 	uint32_t peer_cons;
 	int lost;
+	bool fin;                        /* the peer's FIN came */
 	uint64_t n_ctrl, n_fp;           /* to send, and to receive */
 	uint64_t ctrl_sent, ctrl_recv, fp_sent, fp_recv;
 	uint64_t sleeps, woken, timeouts, naps, ready;
@@ -229,6 +239,12 @@ side_recv(struct side *s)
 	n = rte_comch_msg_recv_burst(s->conn, m, BURST);
 	CHECK(n >= 0, "%s: receive: %s", s->name, rte_strerror(-n));
 	for (i = 0; i < n; i++) {
+		/* after the peer's last control message: its FIN */
+		if (s->ctrl_recv == s->n_ctrl && m[i].len == sizeof(FIN) &&
+		    memcmp(m[i].data, FIN, sizeof(FIN)) == 0 && !s->fin) {
+			s->fin = true;
+			continue;
+		}
 		CHECK(good(m[i].data, m[i].len, s->ctrl_recv, 64),
 			"%s: control message %" PRIu64 " wrong", s->name,
 			s->ctrl_recv);
@@ -296,11 +312,62 @@ side_send(struct side *s, bool *ctrl_blocked, bool *fp_blocked)
 	return sent;
 }
 
+/*
+ * The end: a side that has sent and received everything sends FIN (one
+ * more control message, after its last), then waits for the peer's FIN
+ * or for the peer to leave, which it does only once it has this FIN: so
+ * neither leaves while the other still expects messages, and a loss
+ * before FIN is a failure.
+ */
+static int
+side_fin(struct side *s)
+{
+	uint64_t dl = test_deadline(30);
+	int r;
+
+	do {
+		r = rte_comch_msg_send(s->conn, FIN, sizeof(FIN));
+		side_poll(s);
+	} while (r == -EAGAIN && !test_expired(dl));
+	/* -ECONNRESET too: the peer cannot have left without our FIN */
+	CHECK_OK(r);
+	while (!s->fin && !s->lost && !test_expired(dl)) {
+		struct rte_comch_msg m[BURST];
+		int n, i;
+
+		side_poll(s);
+		n = rte_comch_msg_recv_burst(s->conn, m, BURST);
+		if (n < 0)
+			return 0;  /* the peer had ours and left */
+		for (i = 0; i < n; i++) {
+			CHECK(m[i].len == sizeof(FIN) &&
+				memcmp(m[i].data, FIN, sizeof(FIN)) == 0,
+				"%s: a message after the last", s->name);
+			s->fin = true;
+		}
+	}
+	CHECK(s->fin || s->lost, "%s: no FIN from the peer", s->name);
+	return 0;
+}
+
 static bool
 side_done(const struct side *s)
 {
 	return s->ctrl_sent == s->n_ctrl && s->fp_sent == s->n_fp &&
 		s->ctrl_recv == s->n_ctrl && s->fp_recv == s->n_fp;
+}
+
+static void
+side_stats(const struct side *s)
+{
+	struct rte_comch_event_stats st;
+	int r;
+
+	for (r = 0; r < 3; r++)
+		if (rte_comch_event_stats_get(s->ev[r], &st) == 0)
+			printf("%s: event %d: %" PRIu64 " arms, %" PRIu64 " found work, %" PRIu64 " kicks, %" PRIu64 " spurious, %" PRIu64 " rescues, %" PRIu64 " backoffs\n",
+				s->name, r, st.arms, st.ready, st.kicks,
+				st.spurious, st.rescues, st.backoffs);
 }
 
 /*
@@ -319,11 +386,21 @@ side_run(struct side *s)
 {
 	struct epoll_event out[3];
 	bool cb, fb, nap, passive = false;
-	int got, sent, r, timeout;
+	int got, sent, r, timeout, last_sleep_ms = -1;
 
 	while (!side_done(s)) {
 		side_poll(s);
-		CHECK(!s->lost, "%s: connection lost", s->name);
+		if (s->lost || dump_state) {
+			/* the peer failed: what this side was doing */
+			printf("%s: %s; this side was %s, %s; sent %" PRIu64 "/%" PRIu64 " + %" PRIu64 "/%" PRIu64 ", received %" PRIu64 " + %" PRIu64 "\n",
+				s->name, s->lost ? "connection lost" :
+				"the peer failed", passive ? "passive" : "active",
+				last_sleep_ms < 0 ? "awake" : "woken from a sleep",
+				s->ctrl_sent, s->n_ctrl, s->fp_sent, s->n_fp,
+				s->ctrl_recv, s->fp_recv);
+			side_stats(s);
+			return -1;
+		}
 		got = side_recv(s);
 		if (got < 0)
 			return -1;
@@ -343,6 +420,7 @@ side_run(struct side *s)
 			    (s->ctrl_recv < s->n_ctrl || s->fp_recv < s->n_fp))
 				passive = true;
 		}
+		last_sleep_ms = -1;
 		if (got + sent != 0 && !nap && !passive)
 			continue;
 		if (nap) {
@@ -367,6 +445,7 @@ side_run(struct side *s)
 		}
 		s->sleeps += 1;
 		s->naps += nap;
+		last_sleep_ms = timeout;
 		r = epoll_wait(s->ep, out, 3, timeout);
 		if (r > 0) {
 			s->woken++;
@@ -385,7 +464,7 @@ side_run(struct side *s)
 			"work is there: a LOST WAKE-UP" : "nothing is there",
 			s->ctrl_sent, s->n_ctrl, s->fp_sent, s->n_fp,
 			s->ctrl_recv, s->fp_recv, passive ? " (passive)" : "");
-		fflush(stdout);
+		side_stats(s);
 		return -1;
 	}
 	return 0;
@@ -434,7 +513,7 @@ child_main(const char *dir, uint64_t n_ctrl, uint64_t n_fp)
 	if (s.conn == NULL)
 		return 12;
 	if (side_setup(&s, (int16_t)rte_comch_get_dev_id_by_name("comch_shm_h")) < 0 ||
-	    side_run(&s) < 0)
+	    side_run(&s) < 0 || side_fin(&s) < 0)
 		return 13;
 	side_report(&s);
 	if (side_teardown(&s) < 0)
@@ -468,8 +547,11 @@ main(int argc, char **argv)
 	pid_t pid;
 	int c, status, ret = 1;
 
+	/* What each side says survives an abort (a sanitizer's report). */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 5 && strcmp(argv[1], "--child") == 0) {
 		test_child_dies_with_parent();
+		signal(SIGUSR1, on_usr1);
 		return child_main(argv[2], strtoull(argv[3], NULL, 10),
 				strtoull(argv[4], NULL, 10));
 	}
@@ -510,7 +592,8 @@ main(int argc, char **argv)
 	while (s.conn == NULL && !test_expired(dl))
 		rte_comch_server_poll(s.srv);
 	t0 = rte_get_timer_cycles();
-	if (s.conn != NULL && side_setup(&s, dev) == 0 && side_run(&s) == 0) {
+	if (s.conn != NULL && side_setup(&s, dev) == 0 && side_run(&s) == 0 &&
+	    side_fin(&s) == 0) {
 		double secs = (double)(rte_get_timer_cycles() - t0) /
 			(double)rte_get_timer_hz();
 
@@ -531,6 +614,7 @@ main(int argc, char **argv)
 	if (pid != 0) {
 		/* The host's own watchdog says what it saw, if it stalled too
 		 * (a lost wake-up there leaves this side waiting). */
+		kill(pid, SIGUSR1);
 		dl = test_deadline(STALL_S + 5);
 		while (waitpid(pid, &status, WNOHANG) == 0 && !test_expired(dl))
 			usleep(100000);
