@@ -231,9 +231,11 @@ dpu_queue_setup(struct dpu_ctx *x, struct dpu_conn *d, struct dpu_queue *q)
 	if (ret < 0)
 		return ret;
 	/* its fd leaves the set by itself when the consumer is destroyed */
-	ret = dpu_sleep_on(x, rte_comch_consumer_event(q->cons));
-	if (ret < 0)
-		return ret;
+	if (x->ep >= 0) {
+		ret = dpu_sleep_on(x, rte_comch_consumer_event(q->cons));
+		if (ret < 0)
+			return ret;
+	}
 	for (i = 0; i < n; i++) {
 		buf = (uint8_t *)rte_comch_mem_addr(q->mem) + (size_t)i * d->size;
 		if (rte_comch_consumer_post_burst(q->cons, &buf, &len, 1) != 1)
@@ -284,12 +286,14 @@ dpu_reply(struct dpu_conn *d, enum perf_msg_type type)
 	if (type == PERF_MSG_READY && d->nb_queues != 0)
 		d->reply.first_consumer = rte_comch_consumer_id(d->q[0].cons);
 	/* idle: this process's CPU use since READY, from /proc */
-	if (type == PERF_MSG_READY && (d->e->flags & PERF_E_IDLE)) {
+	if (type == PERF_MSG_READY && d->e != NULL &&
+	    (d->e->flags & PERF_E_IDLE)) {
 		d->cpu0_us = perf_cpu_us(false);
 		d->wall0_us = rte_get_timer_cycles() * 1000000 /
 			rte_get_timer_hz();
 	}
-	if (type == PERF_MSG_RESULT && (d->e->flags & PERF_E_IDLE)) {
+	if (type == PERF_MSG_RESULT && d->e != NULL &&
+	    (d->e->flags & PERF_E_IDLE)) {
 		d->reply.bytes = perf_cpu_us(false) - d->cpu0_us;
 		d->reply.sent = rte_get_timer_cycles() * 1000000 /
 			rte_get_timer_hz() - d->wall0_us;
@@ -409,7 +413,7 @@ dpu_on_connect(struct rte_comch_server *srv __rte_unused,
 	}
 	d->conn = conn;
 	x->conns[i] = d;
-	if (dpu_sleep_on(x, rte_comch_conn_event(conn)) < 0)
+	if (x->ep >= 0 && dpu_sleep_on(x, rte_comch_conn_event(conn)) < 0)
 		dpu_say(x, "dpu: connection %u: cannot sleep on its event: polling\n",
 			rte_comch_conn_id(conn));
 	if (i >= x->nb_slots)

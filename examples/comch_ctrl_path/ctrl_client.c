@@ -212,9 +212,9 @@ main(int argc, char **argv)
 	conn = rte_comch_client_conn(cli);
 	printf("client: connected to \"%s\" (connection %u)\n",
 		conf.server_name, rte_comch_conn_id(conn));
-	if (sample_sleeper_init(&sleeper, event) < 0 ||
-	    sample_sleeper_add(&sleeper, rte_comch_conn_event(conn)) < 0 ||
-	    sample_sleeper_add(&sleeper, rte_comch_client_event(cli)) < 0) {
+	if (sample_sleeper_init(&sleeper, event) < 0 || (event &&
+	    (sample_sleeper_add(&sleeper, rte_comch_conn_event(conn)) < 0 ||
+	     sample_sleeper_add(&sleeper, rte_comch_client_event(cli)) < 0))) {
 		fprintf(stderr, "client: cannot sleep on the events\n");
 		goto out_stop;
 	}

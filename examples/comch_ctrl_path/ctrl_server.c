@@ -277,8 +277,8 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return EXIT_FAILURE;
 	}
-	if (sample_sleeper_init(&app.sleeper, event) < 0 ||
-	    sample_sleeper_add(&app.sleeper, rte_comch_server_event(srv)) < 0) {
+	if (sample_sleeper_init(&app.sleeper, event) < 0 || (event &&
+	    sample_sleeper_add(&app.sleeper, rte_comch_server_event(srv)) < 0)) {
 		fprintf(stderr, "server: cannot sleep on the server's event\n");
 		rte_comch_server_stop(srv);
 		rte_comch_server_destroy(srv);

@@ -63,8 +63,8 @@ main(int argc, char **argv)
 		goto out;
 	}
 	printf("client: connected to \"%s\"\n", args.name);
-	if (sample_sleeper_init(&sl, args.event) < 0 ||
-	    sample_sleeper_add(&sl, rte_comch_client_event(cli)) < 0)
+	if (sample_sleeper_init(&sl, args.event) < 0 || (args.event &&
+	    sample_sleeper_add(&sl, rte_comch_client_event(cli)) < 0))
 		goto out;
 	ret = data_exchange("client", dev_id, rte_comch_client_conn(cli), &peer,
 			args.text, poll_client, cli, args.timeout, &sl);

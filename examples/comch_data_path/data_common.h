@@ -173,7 +173,7 @@ data_exchange(const char *who, int16_t dev_id, struct rte_comch_conn *conn,
 		ret = rte_comch_producer_start(prod);
 	if (ret == 0 && rte_comch_consumer_post_burst(cons, &buf, &len, 1) != 1)
 		ret = -EIO;
-	if (ret == 0 &&
+	if (ret == 0 && sl->ep >= 0 &&
 	    sample_sleeper_add(sl, rte_comch_consumer_event(cons)) < 0)
 		ret = -EIO;
 	if (ret < 0)
@@ -229,7 +229,8 @@ out:
 		rte_comch_producer_destroy(prod);
 	}
 	if (cons != NULL) {
-		sample_sleeper_del(sl, rte_comch_consumer_event(cons));
+		if (sl->ep >= 0)
+			sample_sleeper_del(sl, rte_comch_consumer_event(cons));
 		if (rte_comch_consumer_state(cons) == RTE_COMCH_STATE_RUNNING)
 			rte_comch_consumer_stop(cons);
 		/* Idle once every posted buffer is back: at once unless the

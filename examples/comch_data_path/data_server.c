@@ -77,8 +77,8 @@ main(int argc, char **argv)
 			rte_strerror(rte_errno));
 		goto out;
 	}
-	if (sample_sleeper_init(&sl, args.event) < 0 ||
-	    sample_sleeper_add(&sl, rte_comch_server_event(srv)) < 0)
+	if (sample_sleeper_init(&sl, args.event) < 0 || (args.event &&
+	    sample_sleeper_add(&sl, rte_comch_server_event(srv)) < 0))
 		goto out;
 	printf("server: \"%s\" waiting for a client\n", conf.name);
 	deadline = sample_deadline(args.timeout);
