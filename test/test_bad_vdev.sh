@@ -44,7 +44,7 @@ for p in $PROGS; do
 		--vdev=comch_shm0,role=bogus,path=$dir $extra
 	# shellcheck disable=SC2086
 	expect_fatal typo "$p" \
-		'comch_shm0: unknown devarg "fucntion"; accepted: role, path, functions, function, max_conns, max_pending, handshake_timeout_ms, max_consumers, max_map_mb' \
+		'comch_shm0: unknown devarg "fucntion"; accepted: role, path, functions, function, max_conns, max_pending, handshake_timeout_ms, max_consumers, max_map_mb, wake_check_ms' \
 		--vdev=comch_shm0,role=$role,fucntion=pf0,path=$dir $extra
 	# the second of two comch devices is bad
 	# shellcheck disable=SC2086

@@ -43,6 +43,14 @@ run_pair data dpdk-comch-data-server dpdk-comch-data-client \
 	"--text from-dpu" "--text from-host" \
 	'server: received through the fast path: "from-host"' \
 	'client: received through the fast path: "from-dpu"'
+# Event mode: the same exchanges with both sides asleep while they wait.
+run_pair ctrl-event dpdk-comch-ctrl-server dpdk-comch-ctrl-client \
+	"--timeout 30 --text pong --event" "--text ping --rounds 1000 --event" \
+	'server: received from client: "ping"' 'client: wake-up round trip, 64 B, 1000 rounds'
+run_pair data-event dpdk-comch-data-server dpdk-comch-data-client \
+	"--text from-dpu --event" "--text from-host --event" \
+	'server: received through the fast path: "from-host"' \
+	'client: received through the fast path: "from-dpu"'
 # --help is true and exits 0
 for p in dpdk-comch-ctrl-server dpdk-comch-ctrl-client dpdk-comch-data-server dpdk-comch-data-client; do
 	if ! $B/$p -l 0 $EAL --file-prefix ex-h-$$ -- --help | grep -q -- "--timeout"; then

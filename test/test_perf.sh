@@ -43,12 +43,13 @@ ok = ok and len(totals) == expected
 LAT = ["lat_min_ns", "lat_p50_ns", "lat_p90_ns", "lat_p99_ns", "lat_p999_ns", "lat_max_ns"]
 for o in objs:
     lat, conn = o["test"].endswith("lat"), o["test"] == "conn-rate"
+    idle = o["test"] == "idle"
     # the fields of its kind and no other: latency tests latency only,
     # throughput tests rate and bandwidth, conn-rate its own rate
     good = (all((k in o) == lat for k in LAT + ["lat_mean_ns"]) and
-            all((k in o) == (not lat and not conn)
+            all((k in o) == (not lat and not conn and not idle)
                 for k in ("rate_mmsg_per_s", "bw_gbyte_per_s", "burst")) and
-            ("conn_per_s" in o) == conn and
+            ("conn_per_s" in o) == conn and ("cpu_pct" in o) == idle and
             all((k in o) == (o["test"] == "fp-bidir")
                 for k in ("rx_rate_mmsg_per_s", "rx_bw_gbyte_per_s", "rx_msgs")))
     if o["lcore"] != "all":
@@ -56,6 +57,11 @@ for o in objs:
         good = good and o["msgs"] <= o["sent"] and "peer_received" not in o
     elif conn:
         good = good and o["msgs"] >= count and o["sent"] >= o["msgs"] and o["conn_per_s"] > 0
+    elif idle:
+        # nothing sent; CPU use of both sides, in % of one core
+        good = (good and o["sent"] == 0 and "peer_received" not in o and
+                0 <= o["cpu_pct"] <= 100 * o.get("lcores", 1) and
+                0 <= o["peer_cpu_pct"] and o["seconds"] > 0)
     else:
         good = (good and o["sent"] == o["peer_received"] and
                 o["peer_bytes"] == o["peer_received"] * o["size"] and
@@ -95,11 +101,28 @@ check "$out/pair.json" 11 20000
 	> "$out/pair.csv" 2> "$out/pair-csv.err" || {
 	echo "FAIL csv run"; cat "$out/pair-csv.err"; fail=1; }
 check "$out/pair.csv" 11 20000 csv
-python3 - "$out/pair.json" "$out/pair.csv" <<'PY' || fail=1
+# event mode (pair: both sides asleep between messages; nothing sent in
+# idle, whose figure is CPU use): the same checks, by duration
+"$PERF" -l 0,1 $EAL --file-prefix perft-ev-$$ -- --role=pair --event \
+	--test=ctrl-lat,wake-lat,idle --size=64 --duration=0.5 --warmup=0.1 \
+	--json > "$out/event.json" 2> "$out/event.err" || {
+	echo "FAIL event run"; cat "$out/event.err"; fail=1; }
+check "$out/event.json" 3 1
+# wake-lat and idle sleep in epoll: without --event they are refused
+if "$PERF" -l 0,1 $EAL --file-prefix perft-noev-$$ -- --role=pair \
+	--test=wake-lat > "$out/noev.out" 2>&1 ||
+   ! grep -q -- "--test=wake-lat: sleeps in epoll: add --event" "$out/noev.out"; then
+	echo "FAIL wake-lat without --event not refused"; cat "$out/noev.out"; fail=1
+else
+	echo "ok wake-lat without --event refused"
+fi
+python3 - "$out/pair.json" "$out/pair.csv" "$out/event.json" <<'PY' || fail=1
 import json, sys
 keys = set()
-for l in open(sys.argv[1]):
-    keys |= set(json.loads(l))
+for f in (sys.argv[1], sys.argv[3]):
+    for l in open(f):
+        if l.startswith("{"):
+            keys |= set(json.loads(l))
 head = open(sys.argv[2]).readline().strip().split(",")
 if set(head) != keys:
     print("FAIL the CSV columns are not the JSON keys:", sorted(set(head) ^ keys))

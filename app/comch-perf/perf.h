@@ -39,6 +39,8 @@ enum perf_test {
 	PERF_FP_TPUT,
 	PERF_FP_BIDIR,
 	PERF_CONN_RATE,
+	PERF_WAKE_LAT,
+	PERF_IDLE,
 	PERF_TEST__MAX
 };
 
@@ -63,6 +65,9 @@ struct perf_opts {
 	uint32_t connections;  /* host: connections to open */
 	uint32_t queues;       /* producer/consumer pairs per connection */
 	const char *name;      /* server name */
+	bool event;            /* --event: servers, clients and consumers
+				* with RTE_COMCH_F_EVENT; the DPU sleeps
+				* in epoll when it has nothing to do */
 };
 
 /* perf_engine.c: a test's name; the test of a name (-1 if none); the
@@ -112,8 +117,10 @@ struct perf_msg {
 				  * first consumer for the test; the others
 				  * follow it in creation order */
 	uint64_t msgs;   /* END: sent by the host; RESULT: received by the DPU */
-	uint64_t bytes;  /* RESULT: their payload bytes */
-	uint64_t sent;   /* RESULT: sent by the DPU (fp-bidir) */
+	uint64_t bytes;  /* RESULT: their payload bytes; idle: the DPU
+			  * process's CPU time between READY and END, us */
+	uint64_t sent;   /* RESULT: sent by the DPU (fp-bidir); idle: the
+			  * wall time between READY and END, us */
 };
 
 /* A control message is a perf protocol message if it has this exact size
@@ -182,7 +189,15 @@ struct perf_result {
 	uint64_t peer_sent;     /* sent by the peer (fp-bidir) */
 	uint64_t received;      /* received from the peer (fp-bidir) */
 	const struct perf_hist *lat; /* NULL for throughput tests */
+	double cpu;             /* idle: CPU use of the sleeping lcore, % */
+	double peer_cpu;        /* idle: CPU use of the DPU process, % */
 };
+
+/* perf_cpu.c: CPU time used so far, in us, from /proc: by this thread
+ * (/proc/thread-self/stat) or by the whole process (/proc/self/stat),
+ * user + system; 0 if /proc cannot be read. Resolution: a clock tick
+ * (10 ms). */
+uint64_t perf_cpu_us(bool thread);
 
 /* perf_report.c: print one result in the --json, --csv or text form
  * (perf_report.c explains the columns and units). Text: a header row

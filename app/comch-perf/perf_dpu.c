@@ -22,10 +22,18 @@
  *   next BEGIN, the release of a lost connection) follows then.
  * So a host that never reads, never posts or never fills stalls itself
  * only, and SIGINT and --duration are honoured at any time.
+ *
+ * With --event the loop sleeps in epoll when a turn did nothing and no
+ * connection has work that no event announces (a send waiting for the
+ * host's buffers, queues being torn down, a RESULT or BEGIN due, an END
+ * awaited): on the server's event, each connection's and each
+ * consumer's, armed first (dpu_sleep()).
  */
 
 #include <errno.h>
 #include <inttypes.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +74,80 @@ dpu_say(const struct dpu_ctx *x, const char *fmt, ...)
 	vfprintf(perf_results_own_stdout(x->o) ? stderr : stdout, fmt, ap);
 	va_end(ap);
 	fflush(perf_results_own_stdout(x->o) ? stderr : stdout);
+}
+
+/* ------------------------------------------------------------- sleeping */
+
+/* --event: sleep on @p ev too (0, or a negative errno). */
+static int
+dpu_sleep_on(struct dpu_ctx *x, struct rte_comch_event *ev)
+{
+	struct epoll_event e = { .events = EPOLLIN };
+
+	if (x->ep < 0)
+		return 0;
+	if (ev == NULL)
+		return -rte_errno;
+	return epoll_ctl(x->ep, EPOLL_CTL_ADD, rte_comch_event_fd(ev), &e) < 0 ?
+		-errno : 0;
+}
+
+/* Nothing to do for @p d but what an event announces. */
+static bool
+dpu_conn_quiet(const struct dpu_conn *d)
+{
+	uint32_t i;
+
+	if (d->lost || d->stopping || d->result_due || d->begin_due ||
+	    d->sending || d->end_pending)
+		return false;
+	for (i = 0; i < d->nb_queues; i++)
+		if (d->q[i].nb_held != 0)
+			return false;   /* no event for the host's posts */
+	return true;
+}
+
+/* Arm the server's, every connection's and every consumer's event: 1 if
+ * one found work, else 0. An event whose arm fails (its connection lost)
+ * is the server poll's to report. */
+static int
+dpu_arm(struct dpu_ctx *x)
+{
+	unsigned int i;
+	uint32_t q;
+
+	if (rte_comch_event_arm(rte_comch_server_event(x->srv)) > 0)
+		return 1;
+	for (i = 0; i < x->nb_slots; i++) {
+		struct dpu_conn *d = x->conns[i];
+
+		if (d == NULL)
+			continue;
+		if (rte_comch_event_arm(rte_comch_conn_event(d->conn)) > 0)
+			return 1;
+		for (q = 0; q < d->nb_queues; q++)
+			if (d->q[q].cons != NULL &&
+			    rte_comch_event_arm(
+				rte_comch_consumer_event(d->q[q].cons)) > 0)
+				return 1;
+	}
+	return 0;
+}
+
+/* A turn did nothing: sleep until an event, or @p timeout_ms. */
+static void
+dpu_sleep(struct dpu_ctx *x, int timeout_ms)
+{
+	struct epoll_event out[16];
+	unsigned int i;
+
+	for (i = 0; i < x->nb_slots; i++)
+		if (x->conns[i] != NULL && !dpu_conn_quiet(x->conns[i]))
+			return;
+	if (dpu_arm(x) != 0)
+		return;
+	x->sleeps++;
+	(void)epoll_wait(x->ep, out, RTE_DIM(out), timeout_ms);
 }
 
 /* ------------------------------------------------------------- queues */
@@ -198,7 +280,8 @@ dpu_fp_drain(struct dpu_conn *d)
 static int
 dpu_queue_setup(struct dpu_ctx *x, struct dpu_conn *d, struct dpu_queue *q)
 {
-	struct rte_comch_consumer_conf conf = { 0 };
+	struct rte_comch_consumer_conf conf = {
+		.flags = x->o->event ? RTE_COMCH_F_EVENT : 0 };
 	uint32_t n = perf_nb_posts(d->size), i, len = d->size;
 	void *buf;
 	int ret;
@@ -215,6 +298,12 @@ dpu_queue_setup(struct dpu_ctx *x, struct dpu_conn *d, struct dpu_queue *q)
 	ret = rte_comch_consumer_start(q->cons);
 	if (ret < 0)
 		return ret;
+	/* its fd leaves the set by itself when the consumer is destroyed */
+	if (x->ep >= 0) {
+		ret = dpu_sleep_on(x, rte_comch_consumer_event(q->cons));
+		if (ret < 0)
+			return ret;
+	}
 	for (i = 0; i < n; i++) {
 		buf = (uint8_t *)rte_comch_mem_addr(q->mem) + (size_t)i * d->size;
 		if (rte_comch_consumer_post_burst(q->cons, &buf, &len, 1) != 1)
@@ -265,6 +354,19 @@ dpu_reply(struct dpu_conn *d, enum perf_msg_type type)
 	/* the host sends to our consumers from this one on, in order */
 	if (type == PERF_MSG_READY && d->nb_queues != 0)
 		d->reply.first_consumer = rte_comch_consumer_id(d->q[0].cons);
+	/* idle: this process's CPU use since READY, from /proc */
+	if (type == PERF_MSG_READY && d->e != NULL &&
+	    (d->e->flags & PERF_E_IDLE)) {
+		d->cpu0_us = perf_cpu_us(false);
+		d->wall0_us = rte_get_timer_cycles() * 1000000 /
+			rte_get_timer_hz();
+	}
+	if (type == PERF_MSG_RESULT && d->e != NULL &&
+	    (d->e->flags & PERF_E_IDLE)) {
+		d->reply.bytes = perf_cpu_us(false) - d->cpu0_us;
+		d->reply.sent = rte_get_timer_cycles() * 1000000 /
+			rte_get_timer_hz() - d->wall0_us;
+	}
 	d->reply_pending = rte_comch_msg_send(d->conn, &d->reply,
 			sizeof(d->reply)) == -EAGAIN;
 }
@@ -425,6 +527,9 @@ dpu_on_connect(struct rte_comch_server *srv __rte_unused,
 	}
 	d->conn = conn;
 	x->conns[i] = d;
+	if (x->ep >= 0 && dpu_sleep_on(x, rte_comch_conn_event(conn)) < 0)
+		dpu_say(x, "dpu: connection %u: cannot sleep on its event: polling\n",
+			rte_comch_conn_id(conn));
 	if (i >= x->nb_slots)
 		x->nb_slots = i + 1;
 	rte_comch_conn_user_data_set(conn, (uint64_t)(uintptr_t)d);
@@ -585,7 +690,8 @@ int
 perf_dpu_run(const struct perf_opts *o, int16_t dev_id, double serve_for,
 		const volatile bool *until)
 {
-	struct dpu_ctx x = { .o = o, .dev_id = dev_id, .pair = until != NULL };
+	struct dpu_ctx x = { .o = o, .dev_id = dev_id, .pair = until != NULL,
+			      .ep = -1 };
 	struct rte_comch_server_conf conf = {
 		.name = o->name,
 		.recv_queue_len = 1024,
@@ -593,6 +699,7 @@ perf_dpu_run(const struct perf_opts *o, int16_t dev_id, double serve_for,
 		.disconnect_cb = dpu_on_disconnect,
 		.consumer_event_cb = dpu_on_consumer,
 		.cb_arg = &x,
+		.flags = o->event ? RTE_COMCH_F_EVENT : 0,
 	};
 	uint64_t end = serve_for > 0 ? rte_get_timer_cycles() +
 		(uint64_t)(serve_for * (double)rte_get_timer_hz()) : UINT64_MAX;
@@ -607,14 +714,44 @@ perf_dpu_run(const struct perf_opts *o, int16_t dev_id, double serve_for,
 		rte_comch_server_destroy(x.srv);
 		return -rte_errno;
 	}
-	dpu_say(&x, "dpu: serving \"%s\"%s\n", o->name,
-		serve_for > 0 ? "" : " until SIGINT");
+	if (o->event) {
+		x.ep = epoll_create1(EPOLL_CLOEXEC);
+		if (x.ep < 0 ||
+		    dpu_sleep_on(&x, rte_comch_server_event(x.srv)) < 0) {
+			fprintf(stderr, "dpu: event mode: cannot sleep on the server's event\n");
+			rte_comch_server_stop(x.srv);
+			rte_comch_server_destroy(x.srv);
+			if (x.ep >= 0)
+				close(x.ep);
+			return -EIO;
+		}
+	}
+	dpu_say(&x, "dpu: serving \"%s\"%s%s\n", o->name,
+		serve_for > 0 ? "" : " until SIGINT",
+		o->event ? " (event mode: asleep while idle)" : "");
 	while (!perf_quit && rte_get_timer_cycles() < end &&
 	       !(until != NULL && *until)) {
-		rte_comch_server_poll(x.srv);
+		uint64_t work = 0, now;
+
+		busy = rte_comch_server_poll(x.srv) > 0;
 		for (i = 0; i < x.nb_slots; i++)
-			if (x.conns[i] != NULL)
-				dpu_conn_turn(&x, i);
+			if (x.conns[i] != NULL) {
+				work -= x.conns[i]->msgs + x.conns[i]->sent;
+				if (dpu_conn_turn(&x, i))
+					work += x.conns[i]->msgs +
+						x.conns[i]->sent;
+				else
+					busy = true;   /* released */
+			}
+		if (x.ep < 0 || busy || work != 0)
+			continue;
+		/* In pair mode the host's end (until) is seen within 50 ms. */
+		now = rte_get_timer_cycles();
+		if (now >= end)
+			break;
+		dpu_sleep(&x, until != NULL ? 50 : end == UINT64_MAX ? -1 :
+			(int)RTE_MIN((end - now) * 1000 / rte_get_timer_hz() + 1,
+				(uint64_t)INT32_MAX));
 	}
 	/* Leaving: every connection goes, its queues first (bounded by the
 	 * driver; the server keeps being polled meanwhile). */
@@ -630,9 +767,15 @@ perf_dpu_run(const struct perf_opts *o, int16_t dev_id, double serve_for,
 	} while (busy);
 	rte_comch_server_stop(x.srv);
 	rte_comch_server_destroy(x.srv);
+	if (x.ep >= 0)
+		close(x.ep);
 	free(x.src);
 	if (x.quiet != 0)
 		dpu_say(&x, "dpu: (%u connection events not shown)\n", x.quiet);
-	dpu_say(&x, "dpu: done, served %u host(s)\n", x.served);
+	if (o->event)
+		dpu_say(&x, "dpu: done, served %u host(s), slept %" PRIu64 " times\n",
+			x.served, x.sleeps);
+	else
+		dpu_say(&x, "dpu: done, served %u host(s)\n", x.served);
 	return 0;
 }

@@ -77,6 +77,7 @@ struct dpu_conn {
 	uint64_t unexpected;    /* perf messages not understood */
 	uint64_t unexpected_said; /* TSC of the last line about them */
 	bool lost;
+	uint64_t cpu0_us, wall0_us;  /* idle: at READY (perf_cpu_us()) */
 };
 
 struct dpu_ctx {
@@ -97,6 +98,8 @@ struct dpu_ctx {
 	uint32_t queues_in_use;
 	uint32_t hosts_with_queues;
 	bool pair;              /* --role=pair: the host is this process */
+	int ep;                 /* --event: what the loop sleeps on, or -1 */
+	uint64_t sleeps;        /* --event: times it slept */
 };
 
 #endif /* COMCH_PERF_DPU_H */

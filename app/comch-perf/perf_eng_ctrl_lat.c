@@ -7,11 +7,17 @@
  * stream (a connection) and waits for its echo; the DPU echoes every
  * message of the test back as it came, keeping up to DPU_ECHO_BACKLOG
  * for a host whose queue is full (an honest host has one in flight).
+ *
+ * wake-lat: the same round trips with both sides asleep in between (event
+ * mode, --event on both sides): the host idles WAKE_GAP_US before each
+ * message, so the DPU has gone to sleep in epoll when it arrives, then
+ * sleeps itself until the echo wakes it. A round trip is two wake-ups.
  */
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "perf_dpu.h"
 #include "perf_fwd.h"
@@ -53,6 +59,75 @@ ctrl_lat_fwd(struct perf_fwd *f)
 		}
 	} while (fwd_step(f, now, f->nb_streams, 0));
 	return 0;
+}
+
+/* The sender's idle time before each wake-lat message. */
+#define WAKE_GAP_US 100
+
+/* Sleep until a message of @p st's connection: 1 (one), 0 (stopped), or
+ * a negative errno. */
+static int
+wake_lat_wait(struct perf_fwd *f, int ep, struct perf_stream *st,
+		struct rte_comch_msg *m)
+{
+	struct epoll_event out[4];
+	int n, ret;
+
+	for (;;) {
+		n = rte_comch_msg_recv_burst(st->pc->conn, m, 1);
+		if (n != 0 || f->s->stop)
+			return n;
+		/* arm, then (nothing came meanwhile) sleep; at least once
+		 * a second, to see the end of a run ended elsewhere */
+		ret = fwd_arm(f);
+		if (ret < 0)
+			return ret;
+		if (ret == 0)
+			(void)epoll_wait(ep, out, RTE_DIM(out), 1000);
+		/* what woke us may be the client's (a loss is reported by
+		 * its poll) */
+		if (st->pc->cli != NULL)
+			rte_comch_client_poll(st->pc->cli);
+	}
+}
+
+static int
+wake_lat_fwd(struct perf_fwd *f)
+{
+	const struct timespec gap = { 0, WAKE_GAP_US * 1000 };
+	struct perf_session *s = f->s;
+	struct rte_comch_msg m;
+	uint64_t t0, now = 0;
+	unsigned int i;
+	int ep, n, ret = 0;
+
+	ep = fwd_epoll_open(f);
+	if (ep < 0)
+		return ep;
+	do {
+		for (i = 0; i < f->nb_streams && ret == 0; i++) {
+			struct perf_stream *st = f->streams[i];
+
+			nanosleep(&gap, NULL);
+			memcpy(s->src, &st->sent, sizeof(st->sent));
+			t0 = rte_rdtsc();
+			ret = rte_comch_msg_send(st->pc->conn, s->src, st->size);
+			if (ret < 0)
+				break;
+			n = wake_lat_wait(f, ep, st, &m);
+			now = rte_rdtsc();
+			if (n <= 0) {
+				ret = n;
+				break;
+			}
+			st->sent++;
+			fwd_sample(f, t0, now);
+			if ((st->sent & 1023) == 0 && st->pc->cli != NULL)
+				rte_comch_client_poll(st->pc->cli);
+		}
+	} while (ret == 0 && !s->stop && fwd_step(f, now, f->nb_streams, 0));
+	close(ep);
+	return ret;
 }
 
 /* The echo buffers, once per connection. */
@@ -110,6 +185,16 @@ const struct perf_engine perf_eng_ctrl_lat = {
 	.name = "ctrl-lat",
 	.flags = PERF_E_LATENCY,
 	.fwd = ctrl_lat_fwd,
+	.dpu_begin = ctrl_lat_dpu_begin,
+	.dpu_ctrl_flush = ctrl_lat_dpu_flush,
+	.dpu_ctrl_msg = ctrl_lat_dpu_msg,
+	.dpu_ctrl_room = DPU_ECHO_BACKLOG,
+};
+
+const struct perf_engine perf_eng_wake_lat = {
+	.name = "wake-lat",
+	.flags = PERF_E_LATENCY | PERF_E_EVENT,
+	.fwd = wake_lat_fwd,
 	.dpu_begin = ctrl_lat_dpu_begin,
 	.dpu_ctrl_flush = ctrl_lat_dpu_flush,
 	.dpu_ctrl_msg = ctrl_lat_dpu_msg,

@@ -16,6 +16,8 @@ static const struct perf_engine *const perf_engines[PERF_TEST__MAX] = {
 	[PERF_FP_TPUT] = &perf_eng_fp_tput,
 	[PERF_FP_BIDIR] = &perf_eng_fp_bidir,
 	[PERF_CONN_RATE] = &perf_eng_conn_rate,
+	[PERF_WAKE_LAT] = &perf_eng_wake_lat,
+	[PERF_IDLE] = &perf_eng_idle,
 };
 
 const struct perf_engine *

@@ -39,6 +39,9 @@ struct dpu_queue;
 #define PERF_E_SIZELESS      RTE_BIT32(4) /* sizes do not apply: once per
 					   * run */
 #define PERF_E_SECONDARY     RTE_BIT32(5) /* a secondary process may run it */
+#define PERF_E_IDLE          RTE_BIT32(6) /* nothing sent: CPU use while
+					   * idle, both sides */
+#define PERF_E_EVENT         RTE_BIT32(7) /* needs --event */
 
 struct perf_engine {
 	const char *name;            /* --test name */
@@ -72,6 +75,8 @@ extern const struct perf_engine perf_eng_fp_lat;
 extern const struct perf_engine perf_eng_fp_tput;
 extern const struct perf_engine perf_eng_fp_bidir;
 extern const struct perf_engine perf_eng_conn_rate;
+extern const struct perf_engine perf_eng_wake_lat;
+extern const struct perf_engine perf_eng_idle;
 
 /* The engine of test @p t (NULL for an unknown one). */
 const struct perf_engine *perf_engine(enum perf_test t);

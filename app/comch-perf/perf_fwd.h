@@ -11,6 +11,10 @@
  * stream's own completions. Inline: they run on every turn.
  */
 
+#include <errno.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
 #include <rte_branch_prediction.h>
 #include <rte_cycles.h>
 
@@ -81,6 +85,71 @@ fwd_fp_rx(struct perf_stream *st, uint16_t max)
 		st->received += (uint64_t)filled;
 	}
 	return n < 0 ? n : filled;
+}
+
+/*
+ * Event mode (wake-lat, idle): an epoll set with the events of this
+ * lcore's streams' connections and their clients (--event: the clients
+ * have RTE_COMCH_F_EVENT). Returns the epoll fd, or a negative errno
+ * (-ENOTSUP without --event).
+ */
+static inline int
+fwd_epoll_open(struct perf_fwd *f)
+{
+	struct epoll_event e = { .events = EPOLLIN };
+	struct rte_comch_event *ev;
+	unsigned int i, k;
+	int ep, ret;
+
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0)
+		return -errno;
+	for (i = 0; i < f->nb_streams; i++) {
+		struct perf_conn *pc = f->streams[i]->pc;
+
+		for (k = 0; k < 2; k++) {
+			if (k == 1 && pc->cli == NULL)
+				continue;
+			ev = k == 0 ? rte_comch_conn_event(pc->conn) :
+				rte_comch_client_event(pc->cli);
+			if (ev == NULL) {
+				close(ep);
+				return -ENOTSUP;
+			}
+			/* streams of one connection share its events */
+			ret = epoll_ctl(ep, EPOLL_CTL_ADD, rte_comch_event_fd(ev),
+					&e);
+			if (ret < 0 && errno != EEXIST) {
+				ret = -errno;
+				close(ep);
+				return ret;
+			}
+		}
+	}
+	return ep;
+}
+
+/* Arm every event of fwd_epoll_open(): 1 if one found work (poll, do not
+ * sleep), 0 (sleep), or a negative errno (the connection is lost). */
+static inline int
+fwd_arm(struct perf_fwd *f)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < f->nb_streams; i++) {
+		struct perf_conn *pc = f->streams[i]->pc;
+
+		ret = rte_comch_event_arm(rte_comch_conn_event(pc->conn));
+		if (ret != 0)
+			return ret;
+		if (pc->cli != NULL) {
+			ret = rte_comch_event_arm(rte_comch_client_event(pc->cli));
+			if (ret != 0)
+				return ret;
+		}
+	}
+	return 0;
 }
 
 #endif /* COMCH_PERF_FWD_H */

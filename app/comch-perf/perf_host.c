@@ -157,6 +157,9 @@ perf_session_open(struct perf_session *s, const struct perf_opts *o,
 	struct rte_comch_client_conf conf = {
 		.server_name = o->name,
 		.recv_queue_len = 1024,
+		/* event mode: the clients and their connections can sleep
+		 * (wake-lat, idle) */
+		.flags = o->event ? RTE_COMCH_F_EVENT : 0,
 	};
 	size_t max_size = 64;
 	unsigned int i, lcore;
@@ -524,6 +527,13 @@ main_wait(struct perf_session *s)
 	} while (done < s->nb_fwd);
 }
 
+/* idle: CPU time @p us over @p seconds, in % of one core. */
+static double
+cpu_pct(uint64_t us, double seconds)
+{
+	return seconds > 0 ? (double)us / 1e4 / seconds : 0;
+}
+
 static void
 report(struct perf_session *s, uint64_t peer_msgs, uint64_t peer_bytes,
 		uint64_t peer_sent)
@@ -532,7 +542,7 @@ report(struct perf_session *s, uint64_t peer_msgs, uint64_t peer_bytes,
 		.burst = s->burst, .lcore = -1 };
 	static struct perf_hist all;
 	bool lat = s->e->flags & PERF_E_LATENCY;
-	uint64_t t0 = UINT64_MAX, t1 = 0;
+	uint64_t t0 = UINT64_MAX, t1 = 0, cpu_us = 0;
 	unsigned int f;
 
 	perf_hist_reset(&all);
@@ -550,6 +560,7 @@ report(struct perf_session *s, uint64_t peer_msgs, uint64_t peer_bytes,
 		l.sent_total = fw->sent;
 		l.received = fw->received;
 		l.lat = lat ? &fw->hist : NULL;
+		l.cpu = cpu_pct(fw->cpu_us, l.seconds);
 		l.peer_msgs = UINT64_MAX; /* not per lcore */
 		if (s->nb_fwd > 1)
 			perf_report(s->o, "host", &l);
@@ -557,6 +568,7 @@ report(struct perf_session *s, uint64_t peer_msgs, uint64_t peer_bytes,
 		r.rx_msgs += fw->rx_msgs;
 		r.sent_total += fw->sent;
 		r.received += fw->received;
+		cpu_us += fw->cpu_us;
 		if (fw->t0 != 0 && fw->t0 < t0)
 			t0 = fw->t0;
 		if (fw->t1 > t1)
@@ -565,6 +577,11 @@ report(struct perf_session *s, uint64_t peer_msgs, uint64_t peer_bytes,
 			perf_hist_merge(&all, &fw->hist);
 	}
 	r.seconds = t1 > t0 ? (double)(t1 - t0) / (double)s->tsc_hz : 0;
+	r.cpu = cpu_pct(cpu_us, r.seconds);
+	/* idle: the DPU's process, once (every connection reports it) */
+	if ((s->e->flags & PERF_E_IDLE) && s->conns[0].last.sent != 0)
+		r.peer_cpu = cpu_pct(s->conns[0].last.bytes,
+				(double)s->conns[0].last.sent / 1e6);
 	r.peer_msgs = peer_msgs;
 	r.peer_bytes = peer_bytes;
 	r.peer_sent = peer_sent;

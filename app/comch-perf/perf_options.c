@@ -26,8 +26,9 @@ perf_usage(const char *prog)
 	       "                    over two comch_shm devices (created when none are\n"
 	       "                    given). Default: pair\n"
 	       "  --test=T[,T...]   ctrl-lat, ctrl-tput, fp-lat, fp-tput, fp-bidir,\n"
-	       "                    conn-rate (default ctrl-lat,fp-tput; in a\n"
-	       "                    secondary process fp-lat,fp-tput)\n"
+	       "                    conn-rate, wake-lat, idle (default\n"
+	       "                    ctrl-lat,fp-tput; in a secondary process\n"
+	       "                    fp-lat,fp-tput)\n"
 	       "  --size=N[,N...]   message sizes in bytes (default 64); control tests\n"
 	       "                    take sizes up to the device's max message size\n"
 	       "  --burst=N         messages per send call, 1..1024 (default 32)\n"
@@ -40,6 +41,9 @@ perf_usage(const char *prog)
 	       "                    tests, 1..64 (default 1); streams go round robin to\n"
 	       "                    the worker lcores (the main lcore if there is none)\n"
 	       "  --touch           the consumer reads every payload byte\n"
+	       "  --event           event mode: sleep in epoll when there is nothing to\n"
+	       "                    do (the DPU between messages; the host in wake-lat\n"
+	       "                    and idle, which need it on both sides)\n"
 	       "  --json            one JSON object per result, nothing else on stdout\n"
 	       "  --csv             one CSV header line, then one row per result, nothing\n"
 	       "                    else on stdout (not with --json)\n"
@@ -70,8 +74,12 @@ perf_usage(const char *prog)
 	       "round trips in us in the text, in ns in JSON and CSV. ctrl-lat and\n"
 	       "fp-lat give latency only (min, mean, p50, p90, p99, p99.9, max);\n"
 	       "ctrl-tput, fp-tput and fp-bidir rate and bandwidth; conn-rate connect +\n"
-	       "disconnect cycles per second. JSON/CSV keys carry the unit:\n"
-	       "rate_mmsg_per_s, bw_gbyte_per_s, lat_p50_ns, conn_per_s.\n", prog);
+	       "disconnect cycles per second. wake-lat: ctrl-lat with both sides asleep\n"
+	       "between messages (the host idles 100 us before each; --event). idle:\n"
+	       "nothing sent; CPU use (%% of one core, from /proc) of the host's\n"
+	       "lcore and of the DPU process over the window. JSON/CSV keys carry the\n"
+	       "unit: rate_mmsg_per_s, bw_gbyte_per_s, lat_p50_ns, conn_per_s, cpu_pct.\n",
+	       prog);
 }
 
 static int
@@ -188,7 +196,7 @@ perf_parse_args(int argc, char **argv, bool secondary, struct perf_opts *o)
 {
 	enum { O_ROLE = 256, O_TEST, O_SIZE, O_BURST, O_DURATION, O_COUNT,
 		O_WARMUP, O_TOUCH, O_JSON, O_CSV, O_NAME, O_HELP, O_CONNS, O_QUEUES,
-		O_HOLD };
+		O_HOLD, O_EVENT };
 	static const struct option longopts[] = {
 		{ "role", required_argument, NULL, O_ROLE },
 		{ "test", required_argument, NULL, O_TEST },
@@ -205,6 +213,7 @@ perf_parse_args(int argc, char **argv, bool secondary, struct perf_opts *o)
 		{ "queues", required_argument, NULL, O_QUEUES },
 		{ "interactive", no_argument, NULL, 'i' },
 		{ "hold", no_argument, NULL, O_HOLD },
+		{ "event", no_argument, NULL, O_EVENT },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -313,6 +322,9 @@ perf_parse_args(int argc, char **argv, bool secondary, struct perf_opts *o)
 		case O_HOLD:
 			o->hold = true;
 			break;
+		case O_EVENT:
+			o->event = true;
+			break;
 		case O_HELP:
 			return 1;
 		default:
@@ -328,6 +340,18 @@ perf_parse_args(int argc, char **argv, bool secondary, struct perf_opts *o)
 	if (o->count != 0 && have_duration && o->role != PERF_ROLE_DPU) {
 		fprintf(stderr, "--count and --duration exclude each other\n");
 		return -EINVAL;
+	}
+	for (t = 0; t < o->nb_tests && o->role != PERF_ROLE_DPU; t++) {
+		if (perf_test_is(o->tests[t], PERF_E_EVENT) && !o->event) {
+			fprintf(stderr, "--test=%s: sleeps in epoll: add --event (on the DPU side too)\n",
+				perf_test_name(o->tests[t]));
+			return -EINVAL;
+		}
+		if (perf_test_is(o->tests[t], PERF_E_IDLE) && o->count != 0) {
+			fprintf(stderr, "--test=%s sends nothing: give --duration, not --count\n",
+				perf_test_name(o->tests[t]));
+			return -EINVAL;
+		}
 	}
 	if (o->count != 0)
 		o->duration = 0;

@@ -11,8 +11,10 @@
  *   bandwidth   GB/s     (1e9 payload bytes per second)
  *   latency     us in text, ns in JSON and CSV (round trips)
  *   conn-rate   connect + disconnect cycles per second
+ *   idle        CPU use, % of one core (host: the sleeping lcore; DPU: its
+ *               process), from /proc
  * A JSON or CSV key names its unit: rate_mmsg_per_s, bw_gbyte_per_s,
- * lat_p50_ns, conn_per_s.
+ * lat_p50_ns, conn_per_s, cpu_pct.
  *
  * Each result has a kind that decides its columns: latency tests show
  * latency and no rate, throughput tests rate and bandwidth (fp-bidir also
@@ -38,9 +40,10 @@ enum kind {
 	K_TPUT = 1 << 1,   /* ctrl-tput, fp-tput */
 	K_BIDIR = 1 << 2,  /* fp-bidir */
 	K_CONN = 1 << 3,   /* conn-rate */
+	K_IDLE = 1 << 4,   /* idle */
 };
 #define K_MSGS (K_LAT | K_TPUT | K_BIDIR)
-#define K_ANY (K_MSGS | K_CONN)
+#define K_ANY (K_MSGS | K_CONN | K_IDLE)
 #define K_RATE (K_TPUT | K_BIDIR)
 
 /* Every value a result can have, worked out once. */
@@ -55,6 +58,7 @@ struct row {
 	uint64_t received, peer_sent, rx_msgs;
 	double rate, bw, rx_rate, rx_bw;   /* Mmsg/s, GB/s */
 	double conn_per_s;
+	double cpu, peer_cpu;              /* % of one core */
 	uint64_t lat_min, lat_p50, lat_p90, lat_p99, lat_p999, lat_max; /* ns */
 	double lat_mean;                                                /* ns */
 };
@@ -107,6 +111,8 @@ static const struct col cols[] = {
 	C("rx_rate_mmsg_per_s", "rx-Mmsg/s", 10, T_DBL, rx_rate, K_BIDIR, false, 6, 1, 3),
 	C("rx_bw_gbyte_per_s", "rx-GB/s", 9, T_DBL, rx_bw, K_BIDIR, false, 6, 1, 3),
 	C("conn_per_s", "conn/s", 10, T_DBL, conn_per_s, K_CONN, false, 1, 1, 0),
+	C("cpu_pct", "cpu(%)", 8, T_DBL, cpu, K_IDLE, false, 2, 1, 2),
+	C("peer_cpu_pct", "dpu-cpu(%)", 10, T_DBL, peer_cpu, K_IDLE, true, 2, 1, 2),
 	C("lat_min_ns", "min(us)", 9, T_U64, lat_min, K_LAT, false, 0, 1e3, 3),
 	C("lat_mean_ns", "mean(us)", 9, T_DBL, lat_mean, K_LAT, false, 1, 1e3, 3),
 	C("lat_p50_ns", "p50(us)", 9, T_U64, lat_p50, K_LAT, false, 0, 1e3, 3),
@@ -130,6 +136,8 @@ perf_report_reset(void)
 static unsigned int
 kind_of(enum perf_test t)
 {
+	if (perf_test_is(t, PERF_E_IDLE))
+		return K_IDLE;
 	if (perf_test_is(t, PERF_E_LATENCY))
 		return K_LAT;
 	if (perf_test_is(t, PERF_E_BIDIR))
@@ -154,6 +162,7 @@ row_fill(struct row *w, const struct perf_opts *o, const char *role,
 		.sent = r->sent_total, .peer_received = r->peer_msgs,
 		.peer_bytes = r->peer_bytes, .received = r->received,
 		.peer_sent = r->peer_sent, .rx_msgs = r->rx_msgs,
+		.cpu = r->cpu, .peer_cpu = r->peer_cpu,
 	};
 	if (s > 0) {
 		w->rate = (double)r->msgs / s / 1e6;

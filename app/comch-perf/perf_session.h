@@ -64,6 +64,8 @@ struct perf_fwd {
 	int err;
 	bool done;
 	bool is_main;                  /* runs on the driving lcore */
+	uint64_t cpu_us;               /* idle: CPU time of this lcore over
+					* the window */
 	struct perf_hist hist;
 } __rte_cache_aligned;
 

@@ -8,6 +8,11 @@
  * Connects to a server (retrying while it does not exist yet), sends --text,
  * prints the answer, then measures --rounds round trips of 64-byte messages
  * and prints their latency. Messages are received in bursts.
+ *
+ * With --event the client sleeps in epoll while it waits for an answer
+ * (on its connection's event and the client's), as the server does with
+ * --event: the latency printed is then the wake-up round trip, both sides
+ * asleep between messages.
  */
 
 #include <getopt.h>
@@ -18,6 +23,9 @@
 #include <rte_lcore.h>
 
 #include "comch_sample.h"
+
+/* --event: the connection's and the client's events. */
+static struct sample_sleeper sleeper = { .ep = -1 };
 
 /* Poll until one message arrives; copy it to buf. Returns its length or a
  * negative errno. */
@@ -38,7 +46,8 @@ wait_one(struct rte_comch_client *cli, struct rte_comch_conn *conn,
 			memcpy(buf, msg.data, len);
 			return (int)len;
 		}
-		rte_comch_client_poll(cli);
+		if (rte_comch_client_poll(cli) == 0)
+			sample_sleep(&sleeper, -1);  /* event mode only */
 	}
 	return -EINTR;
 }
@@ -85,8 +94,9 @@ measure_latency(struct rte_comch_client *cli, struct rte_comch_conn *conn,
 	}
 	qsort(rtt, rounds, sizeof(*rtt), cmp_u64);
 #define US(c) ((double)(c) * 1e6 / (double)hz)
-	printf("client: round trip, 64 B, %u rounds: min %.2f us, median %.2f us, "
-	       "p99 %.2f us, max %.2f us\n", rounds, US(rtt[0]),
+	printf("client: %sround trip, 64 B, %u rounds: min %.2f us, median %.2f us, "
+	       "p99 %.2f us, max %.2f us\n",
+	       sleeper.ep >= 0 ? "wake-up " : "", rounds, US(rtt[0]),
 	       US(rtt[rounds / 2]), US(rtt[(uint64_t)rounds * 99 / 100]),
 	       US(rtt[rounds - 1]));
 #undef US
@@ -104,6 +114,7 @@ usage(const char *prog)
 	       "  --timeout SEC   give up connecting after SEC seconds (default 10)\n"
 	       "  --dev NAME      comch device (default: first host-role device, else a new\n"
 	       "                  comch_shm_host with role=host)\n"
+	       "  --event         sleep in epoll while waiting for an answer (event mode)\n"
 	       "  --help          this text\n", prog);
 }
 
@@ -116,12 +127,14 @@ main(int argc, char **argv)
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "dev", required_argument, NULL, 'd' },
+		{ "event", no_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rte_comch_client_conf conf = { .server_name = "comch_ctrl_sample" };
 	const char *text = "Hello from the host", *dev_name = NULL;
 	unsigned long rounds = 10000;
+	bool event = false;
 	double timeout = 10;
 	struct rte_comch_client *cli;
 	struct rte_comch_conn *conn;
@@ -155,6 +168,10 @@ main(int argc, char **argv)
 			break;
 		case 'd':
 			dev_name = optarg;
+			break;
+		case 'e':
+			event = true;
+			conf.flags = RTE_COMCH_F_EVENT;
 			break;
 		case 'h':
 			usage(argv[0]);
@@ -195,6 +212,12 @@ main(int argc, char **argv)
 	conn = rte_comch_client_conn(cli);
 	printf("client: connected to \"%s\" (connection %u)\n",
 		conf.server_name, rte_comch_conn_id(conn));
+	if (sample_sleeper_init(&sleeper, event) < 0 || (event &&
+	    (sample_sleeper_add(&sleeper, rte_comch_conn_event(conn)) < 0 ||
+	     sample_sleeper_add(&sleeper, rte_comch_client_event(cli)) < 0))) {
+		fprintf(stderr, "client: cannot sleep on the events\n");
+		goto out_stop;
+	}
 
 	ret = rte_comch_msg_send(conn, text, (uint32_t)strlen(text));
 	if (ret < 0) {
@@ -214,6 +237,7 @@ main(int argc, char **argv)
 		goto out_stop;
 	rc = EXIT_SUCCESS;
 out_stop:
+	sample_sleeper_close(&sleeper);
 	rte_comch_client_stop(cli);
 out_cli:
 	rte_comch_client_destroy(cli);

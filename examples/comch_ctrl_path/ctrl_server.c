@@ -14,6 +14,10 @@
  * message per client and turn, and none from a client that has not taken
  * the answer we owe it (its queue is full: the answer is kept and sent
  * when there is room). A client that never reads stalls only itself.
+ *
+ * With --event the loop sleeps in epoll whenever a turn did nothing: on
+ * the server's event (clients coming and going) and each connection's
+ * (a message; room for an answer we owe), at 0 % CPU while idle.
  */
 
 #include <getopt.h>
@@ -40,6 +44,7 @@ struct server_app {
 	const char *reply;
 	uint32_t served;
 	struct client clients[MAX_CLIENTS];
+	struct sample_sleeper sleeper;   /* --event */
 };
 
 static void
@@ -65,6 +70,10 @@ on_connect(struct rte_comch_server *srv, struct rte_comch_conn *conn,
 	c->seen = 0;
 	c->owed = false;
 	rte_comch_conn_user_data_set(conn, (uint64_t)(uintptr_t)c);
+	if (app->sleeper.ep >= 0 &&
+	    sample_sleeper_add(&app->sleeper, rte_comch_conn_event(conn)) < 0)
+		printf("server: connection %u: cannot sleep on its event\n",
+			rte_comch_conn_id(conn));
 	printf("server: client connected (connection %u)\n",
 		rte_comch_conn_id(conn));
 }
@@ -79,6 +88,8 @@ on_disconnect(struct rte_comch_server *srv, struct rte_comch_conn *conn,
 	struct rte_comch_conn_stats st;
 
 	rte_comch_conn_stats_get(conn, &st);
+	if (app->sleeper.ep >= 0)
+		sample_sleeper_del(&app->sleeper, rte_comch_conn_event(conn));
 	/* err 0: the client closed on purpose; otherwise it was lost */
 	printf("server: client of connection %u %s%s%s: received %" PRIu64
 		" messages, sent %" PRIu64 "\n", rte_comch_conn_id(conn),
@@ -90,24 +101,27 @@ on_disconnect(struct rte_comch_server *srv, struct rte_comch_conn *conn,
 	app->served++;
 }
 
-/* One turn for one client: what we owe it first, then one message. */
-static void
+/* One turn for one client: what we owe it first, then one message.
+ * Returns whether it did something. */
+static bool
 serve(struct server_app *app, struct client *c)
 {
 	struct rte_comch_msg msg;
 	char shown[128];
 	const void *out;
 	uint32_t len;
+	bool did = false;
 	int ret;
 
 	if (c->owed) {
 		if (rte_comch_msg_send(c->conn, c->owed_data, c->owed_len) ==
 		    -EAGAIN)
-			return; /* still no room: take nothing from it */
+			return false; /* still no room: take nothing from it */
 		c->owed = false;
+		did = true;
 	}
 	if (rte_comch_msg_recv_burst(c->conn, &msg, 1) != 1)
-		return;
+		return did;
 	/* msg.data is a private copy, valid until the next receive call. */
 	out = msg.data;
 	len = msg.len;
@@ -126,11 +140,12 @@ serve(struct server_app *app, struct client *c)
 		c->owed = true;
 	} else if (ret < 0) {
 		/* the client left: its loss is reported by the poll */
-		return;
+		return true;
 	}
 	if (c->seen == 1)
 		printf("server: %s reply: \"%s\"\n", c->owed ? "queued" : "sent",
 			app->reply);
+	return true;
 }
 
 static void
@@ -144,6 +159,7 @@ usage(const char *prog)
 	       "  --timeout SEC   exit with an error if no client came within SEC seconds (default 0: wait)\n"
 	       "  --dev NAME      comch device (default: first DPU-role device, else a new\n"
 	       "                  comch_shm_dpu with role=dpu)\n"
+	       "  --event         sleep in epoll while idle instead of polling (event mode)\n"
 	       "  --help          this text\n", prog);
 }
 
@@ -157,6 +173,7 @@ main(int argc, char **argv)
 		{ "clients", required_argument, NULL, 'c' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "dev", required_argument, NULL, 'd' },
+		{ "event", no_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -169,6 +186,7 @@ main(int argc, char **argv)
 	};
 	const char *func = NULL, *dev_name = NULL;
 	unsigned long clients = 1;
+	bool event = false;
 	double timeout = 0;
 	struct rte_comch_server *srv;
 	uint64_t deadline = 0;
@@ -207,6 +225,10 @@ main(int argc, char **argv)
 			break;
 		case 'd':
 			dev_name = optarg;
+			break;
+		case 'e':
+			event = true;
+			conf.flags = RTE_COMCH_F_EVENT;
 			break;
 		case 'h':
 			usage(argv[0]);
@@ -257,25 +279,45 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return EXIT_FAILURE;
 	}
-	printf("server: \"%s\" waiting for clients\n", conf.name);
+	if (sample_sleeper_init(&app.sleeper, event) < 0 || (event &&
+	    sample_sleeper_add(&app.sleeper, rte_comch_server_event(srv)) < 0)) {
+		fprintf(stderr, "server: cannot sleep on the server's event\n");
+		rte_comch_server_stop(srv);
+		rte_comch_server_destroy(srv);
+		rte_eal_cleanup();
+		return EXIT_FAILURE;
+	}
+	printf("server: \"%s\" waiting for clients%s\n", conf.name,
+		event ? " (event mode: asleep while idle)" : "");
 	fflush(stdout);
 
 	if (timeout > 0)
 		deadline = sample_deadline(timeout);
 	while (!force_quit && (clients == 0 || app.served < clients)) {
+		bool waiting_first = deadline != 0 && app.served == 0 &&
+			rte_comch_server_conn_count(srv) == 0;
+		bool busy;
 		unsigned int i;
+		uint64_t now;
 
-		rte_comch_server_poll(srv);
+		busy = rte_comch_server_poll(srv) > 0;
 		for (i = 0; i < MAX_CLIENTS; i++)
 			if (app.clients[i].conn != NULL)
-				serve(&app, &app.clients[i]);
-		if (deadline != 0 && rte_comch_server_conn_count(srv) == 0 &&
-		    app.served == 0 && rte_get_timer_cycles() > deadline) {
+				busy |= serve(&app, &app.clients[i]);
+		now = rte_get_timer_cycles();
+		if (waiting_first && now > deadline) {
 			fprintf(stderr, "server: no client within %.1f s\n", timeout);
 			rc = EXIT_FAILURE;
 			break;
 		}
+		/* Nothing done this turn: sleep (event mode) until work
+		 * comes, or the --timeout for the first client ends. */
+		if (!busy)
+			sample_sleep(&app.sleeper, !waiting_first ? -1 :
+				(int)((deadline - now) * 1000 /
+					rte_get_timer_hz()) + 1);
 	}
+	sample_sleeper_close(&app.sleeper);
 	/* stop releases the connections left (no disconnect_cb) */
 	rte_comch_server_stop(srv);
 	for (unsigned int i = 0; i < MAX_CLIENTS; i++)

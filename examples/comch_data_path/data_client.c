@@ -30,6 +30,7 @@ main(int argc, char **argv)
 		.cb_arg = &peer,
 	};
 	struct rte_comch_client *cli = NULL;
+	struct sample_sleeper sl = { .ep = -1 };
 	int16_t dev_id;
 	int ret, rc = EXIT_FAILURE;
 
@@ -41,6 +42,7 @@ main(int argc, char **argv)
 		goto out;
 	}
 	conf.server_name = args.name;
+	conf.flags = args.event ? RTE_COMCH_F_EVENT : 0;
 	signal(SIGINT, sample_signal_handler);
 	signal(SIGTERM, sample_signal_handler);
 
@@ -61,8 +63,11 @@ main(int argc, char **argv)
 		goto out;
 	}
 	printf("client: connected to \"%s\"\n", args.name);
+	if (sample_sleeper_init(&sl, args.event) < 0 || (args.event &&
+	    sample_sleeper_add(&sl, rte_comch_client_event(cli)) < 0))
+		goto out;
 	ret = data_exchange("client", dev_id, rte_comch_client_conn(cli), &peer,
-			args.text, poll_client, cli, args.timeout);
+			args.text, poll_client, cli, args.timeout, &sl);
 	if (ret < 0) {
 		fprintf(stderr, "client: fast-path exchange failed: %s\n",
 			rte_strerror(-ret));
@@ -70,6 +75,7 @@ main(int argc, char **argv)
 	}
 	rc = EXIT_SUCCESS;
 out:
+	sample_sleeper_close(&sl);
 	if (cli != NULL) {
 		if (rte_comch_client_state(cli, NULL) != RTE_COMCH_STATE_IDLE)
 			rte_comch_client_stop(cli);

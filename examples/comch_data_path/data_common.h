@@ -10,6 +10,11 @@
  * create a consumer (with one posted buffer) and a producer, wait for the
  * peer's consumer, send --text through the fast path, receive the peer's
  * message, print both, tear down in order.
+ *
+ * With --event the waits sleep in epoll (sample_sleep()): for the peer's
+ * consumer on the server's or client's event, for the peer's message on
+ * the consumer's. A producer whose peer has not posted a buffer yet has
+ * no event to sleep on: that wait polls.
  */
 
 #include <rte_comch.h>
@@ -27,6 +32,7 @@ struct data_args {
 	const char *text;     /* message to send */
 	const char *dev;      /* comch device, NULL: default */
 	double timeout;       /* seconds */
+	bool event;           /* --event */
 };
 
 static inline void
@@ -39,6 +45,7 @@ data_usage(const char *prog, const struct data_args *a, const char *role,
 	       "  --timeout SEC   give up after SEC seconds (default %.0f)\n"
 	       "  --dev NAME      comch device (default: first %s-role device, else a new\n"
 	       "                  %s with role=%s)\n"
+	       "  --event         sleep in epoll while waiting (event mode)\n"
 	       "  --help          this text\n", prog, a->name, a->text, a->timeout,
 	       role, vdev, role);
 }
@@ -54,6 +61,7 @@ data_parse_args(int argc, char **argv, struct data_args *a, const char *role,
 		{ "text", required_argument, NULL, 't' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "dev", required_argument, NULL, 'd' },
+		{ "event", no_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -74,6 +82,9 @@ data_parse_args(int argc, char **argv, struct data_args *a, const char *role,
 			break;
 		case 'd':
 			a->dev = optarg;
+			break;
+		case 'e':
+			a->event = true;
 			break;
 		case 'h':
 			data_usage(argv[0], a, role, vdev);
@@ -117,16 +128,30 @@ data_on_consumer(struct rte_comch_conn *conn, uint32_t id,
 	}
 }
 
+/* Milliseconds left until @p deadline (TSC), for sample_sleep(). */
+static inline int
+data_ms_left(uint64_t deadline)
+{
+	uint64_t now = rte_get_timer_cycles();
+
+	return now >= deadline ? 0 :
+		(int)((deadline - now) * 1000 / rte_get_timer_hz()) + 1;
+}
+
 /*
  * @p poll makes the connection progress (the server's or the client's
- * poll); consumer events arrive there. Returns 0 or a negative errno.
+ * poll); consumer events arrive there. @p sl: the sleeper with the
+ * server's or client's event (event mode), or one that busy-polls.
+ * Returns 0 or a negative errno.
  */
 static inline int
 data_exchange(const char *who, int16_t dev_id, struct rte_comch_conn *conn,
 		struct data_peer *peer, const char *text,
-		void (*poll)(void *), void *poll_arg, double timeout)
+		void (*poll)(void *), void *poll_arg, double timeout,
+		struct sample_sleeper *sl)
 {
-	struct rte_comch_consumer_conf cconf = { .nb_posts = 1 };
+	struct rte_comch_consumer_conf cconf = { .nb_posts = 1,
+		.flags = sl->ep >= 0 ? RTE_COMCH_F_EVENT : 0 };
 	struct rte_comch_send_op op = { .data = text,
 		.len = (uint32_t)strlen(text) };
 	struct rte_comch_consumer *cons = NULL;
@@ -155,6 +180,9 @@ data_exchange(const char *who, int16_t dev_id, struct rte_comch_conn *conn,
 		ret = rte_comch_producer_start(prod);
 	if (ret == 0 && rte_comch_consumer_post_burst(cons, &buf, &len, 1) != 1)
 		ret = -EIO;
+	if (ret == 0 && sl->ep >= 0 &&
+	    sample_sleeper_add(sl, rte_comch_consumer_event(cons)) < 0)
+		ret = -EIO;
 	if (ret < 0)
 		goto out;
 	printf("%s: consumer %u and producer %u ready\n", who,
@@ -163,8 +191,11 @@ data_exchange(const char *who, int16_t dev_id, struct rte_comch_conn *conn,
 	/* Producers learn consumer ids from consumer events. */
 	ret = -ETIMEDOUT;
 	while (!peer->known && !force_quit &&
-	       rte_get_timer_cycles() < deadline)
+	       rte_get_timer_cycles() < deadline) {
 		poll(poll_arg);
+		if (!peer->known)
+			sample_sleep(sl, data_ms_left(deadline));
+	}
 	if (!peer->known)
 		goto out;
 	printf("%s: peer consumer %u announced\n", who, peer->consumer_id);
@@ -180,10 +211,13 @@ data_exchange(const char *who, int16_t dev_id, struct rte_comch_conn *conn,
 	}
 	printf("%s: sent through the fast path: \"%s\"\n", who, text);
 
-	do {
+	for (;;) {
 		n = rte_comch_consumer_poll_burst(cons, &cpl, 1);
 		poll(poll_arg);
-	} while (n == 0 && !force_quit && rte_get_timer_cycles() < deadline);
+		if (n != 0 || force_quit || rte_get_timer_cycles() >= deadline)
+			break;
+		sample_sleep(sl, data_ms_left(deadline));
+	}
 	if (n != 1 || cpl.status != 0) {
 		ret = n < 0 ? n : -ETIMEDOUT;
 		goto out;
@@ -202,6 +236,8 @@ out:
 		rte_comch_producer_destroy(prod);
 	}
 	if (cons != NULL) {
+		if (sl->ep >= 0)
+			sample_sleeper_del(sl, rte_comch_consumer_event(cons));
 		if (rte_comch_consumer_state(cons) == RTE_COMCH_STATE_RUNNING)
 			rte_comch_consumer_stop(cons);
 		/* Idle once every posted buffer is back: at once unless the

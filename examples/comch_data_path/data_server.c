@@ -63,6 +63,7 @@ main(int argc, char **argv)
 		.cb_arg = &peer,
 	};
 	struct rte_comch_server *srv = NULL;
+	struct sample_sleeper sl = { .ep = -1 };
 	uint64_t deadline;
 	int16_t dev_id;
 	int ret, rc = EXIT_FAILURE;
@@ -75,6 +76,7 @@ main(int argc, char **argv)
 		goto out;
 	}
 	conf.name = args.name;
+	conf.flags = args.event ? RTE_COMCH_F_EVENT : 0;
 	signal(SIGINT, sample_signal_handler);
 	signal(SIGTERM, sample_signal_handler);
 
@@ -88,11 +90,15 @@ main(int argc, char **argv)
 			rte_strerror(rte_errno));
 		goto out;
 	}
+	if (sample_sleeper_init(&sl, args.event) < 0 || (args.event &&
+	    sample_sleeper_add(&sl, rte_comch_server_event(srv)) < 0))
+		goto out;
 	printf("server: \"%s\" waiting for a client\n", conf.name);
 	deadline = sample_deadline(args.timeout);
 	while (client_conn == NULL && !force_quit &&
 	       rte_get_timer_cycles() < deadline)
-		rte_comch_server_poll(srv);
+		if (rte_comch_server_poll(srv) == 0 && client_conn == NULL)
+			sample_sleep(&sl, data_ms_left(deadline));
 	if (client_conn == NULL) {
 		fprintf(stderr, "server: no client\n");
 		goto out;
@@ -100,7 +106,7 @@ main(int argc, char **argv)
 	printf("server: client connected\n");
 
 	ret = data_exchange("server", dev_id, client_conn, &peer, args.text,
-			poll_server, srv, args.timeout);
+			poll_server, srv, args.timeout, &sl);
 	if (ret < 0) {
 		fprintf(stderr, "server: fast-path exchange failed: %s\n",
 			rte_strerror(-ret));
@@ -108,9 +114,11 @@ main(int argc, char **argv)
 	}
 	/* The client leaves once it has our message. */
 	while (!client_left && !force_quit && rte_get_timer_cycles() < deadline)
-		rte_comch_server_poll(srv);
+		if (rte_comch_server_poll(srv) == 0 && !client_left)
+			sample_sleep(&sl, data_ms_left(deadline));
 	rc = EXIT_SUCCESS;
 out:
+	sample_sleeper_close(&sl);
 	if (srv != NULL) {
 		rte_comch_server_stop(srv);
 		rte_comch_server_destroy(srv);

@@ -19,6 +19,8 @@
 #include <rte_errno.h>
 
 #include <stdlib.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 
@@ -121,6 +123,94 @@ sample_find_dev(const char *name, enum rte_comch_role role,
 	printf("no comch --vdev given: created %s,%s (link sockets in %s)\n",
 		default_vdev, args, default_path);
 	return (int16_t)rte_comch_get_dev_id_by_name(default_vdev);
+}
+
+/*
+ * Event mode (--event): instead of spinning, an lcore with nothing to do
+ * sleeps in epoll on the events of what it polls. The rule: poll until
+ * there is nothing, arm every event, and sleep only if no arm found work
+ * (see the programmer's guide, "Event mode").
+ */
+#define SAMPLE_MAX_EVENTS 66
+
+struct sample_sleeper {
+	int ep;                                      /* -1: busy-poll */
+	struct rte_comch_event *evs[SAMPLE_MAX_EVENTS];
+	unsigned int nb;
+};
+
+static inline int
+sample_sleeper_init(struct sample_sleeper *s, bool event)
+{
+	s->nb = 0;
+	s->ep = -1;
+	if (!event)
+		return 0;
+	s->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (s->ep < 0) {
+		fprintf(stderr, "epoll_create1: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Sleep on @p ev too (NULL: the object has none, not an error). */
+static inline int
+sample_sleeper_add(struct sample_sleeper *s, struct rte_comch_event *ev)
+{
+	struct epoll_event e = { .events = EPOLLIN };
+
+	if (s->ep < 0 || ev == NULL)
+		return 0;
+	if (s->nb == SAMPLE_MAX_EVENTS ||
+	    epoll_ctl(s->ep, EPOLL_CTL_ADD, rte_comch_event_fd(ev), &e) < 0)
+		return -1;
+	s->evs[s->nb++] = ev;
+	return 0;
+}
+
+/* @p ev is gone (its object released: its fd left the set by itself). */
+static inline void
+sample_sleeper_del(struct sample_sleeper *s, struct rte_comch_event *ev)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nb; i++)
+		if (s->evs[i] == ev) {
+			s->evs[i] = s->evs[--s->nb];
+			return;
+		}
+}
+
+/*
+ * The caller polled everything and found nothing: arm, and sleep unless
+ * an arm found work, for at most @p timeout_ms (-1: no limit). An event
+ * whose arm fails (its connection lost, its object stopped) is left to
+ * the poll of its server or client, whose own event wakes for it.
+ * Busy-poll mode: returns at once.
+ */
+static inline void
+sample_sleep(struct sample_sleeper *s, int timeout_ms)
+{
+	struct epoll_event out[8];
+	unsigned int i;
+
+	if (s->ep < 0)
+		return;
+	for (i = 0; i < s->nb; i++)
+		if (rte_comch_event_arm(s->evs[i]) > 0)
+			return;         /* work came meanwhile: poll again */
+	/* 0 % CPU here; a signal (SIGINT) interrupts it */
+	(void)epoll_wait(s->ep, out, RTE_DIM(out), timeout_ms);
+}
+
+static inline void
+sample_sleeper_close(struct sample_sleeper *s)
+{
+	if (s->ep >= 0)
+		close(s->ep);
+	s->ep = -1;
+	s->nb = 0;
 }
 
 /* Where the samples' default devices put their link sockets. */

@@ -41,6 +41,12 @@ rte_comch_client_create(int16_t dev_id, const struct rte_comch_client_conf *conf
 	    COMCH_OBJ_OP(dev, client_poll, "client") < 0)
 		return NULL;
 
+	ret = comch_event_flags_check(dev, conf->flags, "client");
+	if (ret < 0) {
+		rte_errno = -ret;
+		return NULL;
+	}
+
 	cli = rte_zmalloc_socket("comch_client", sizeof(*cli),
 			RTE_CACHE_LINE_SIZE, rte_socket_id());
 	if (cli == NULL) {
@@ -57,6 +63,7 @@ rte_comch_client_create(int16_t dev_id, const struct rte_comch_client_conf *conf
 	cli->msg_cb = conf->msg_cb;
 	cli->consumer_event_cb = conf->consumer_event_cb;
 	cli->cb_arg = conf->cb_arg;
+	cli->conf_flags = conf->flags;
 
 	ret = dev->dev_ops->client_create(dev, cli);
 	if (ret < 0) {

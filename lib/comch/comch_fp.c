@@ -183,10 +183,16 @@ rte_comch_consumer_create(struct rte_comch_conn *conn,
 		rte_errno = ERANGE;
 		return NULL;
 	}
+	ret = comch_event_flags_check(dev, conf->flags, "consumer");
+	if (ret < 0) {
+		rte_errno = -ret;
+		return NULL;
+	}
 	cons = comch_proc->fp_alloc(conn, COMCH_FP_CONSUMER, nb_posts, imm);
 	if (cons == NULL)
 		return NULL;
 	cons->mem = conf->mem;
+	cons->conf_flags = conf->flags;
 	ret = dev->dev_ops->consumer_create(dev, cons);
 	if (ret < 0) {
 		comch_proc->fp_free(conn, COMCH_FP_CONSUMER, cons);

@@ -223,6 +223,12 @@ int comch_conn_busy(const struct rte_comch_conn *conn, const char *who,
 /** Release a connection: driver close, unlink from its owner, free. */
 void comch_conn_release(struct rte_comch_conn *conn);
 
+/** Check the flags of a configuration (RTE_COMCH_F_*) for @p dev: 0, or
+ * -EINVAL (unknown flag) / -ENOTSUP (no event mode) with a log line
+ * (comch_event.c). */
+int comch_event_flags_check(const struct rte_comch_dev *dev, uint32_t flags,
+		const char *what);
+
 /** Deliver received messages of @p conn to @p cb; returns count. */
 int comch_conn_dispatch(struct rte_comch_conn *conn, rte_comch_msg_cb_t cb,
 		void *arg);

@@ -123,6 +123,11 @@ rte_comch_server_create(int16_t dev_id, const struct rte_comch_server_conf *conf
 		rte_errno = EINVAL;
 		return NULL;
 	}
+	ret = comch_event_flags_check(dev, conf->flags, "server");
+	if (ret < 0) {
+		rte_errno = -ret;
+		return NULL;
+	}
 	if (caps.max_clients != 0 && conf->max_clients > caps.max_clients) {
 		COMCH_LOG(ERR, "server %s: max_clients %u above the device limit %u",
 			conf->name, conf->max_clients, caps.max_clients);
@@ -149,6 +154,7 @@ rte_comch_server_create(int16_t dev_id, const struct rte_comch_server_conf *conf
 	srv->msg_cb = conf->msg_cb;
 	srv->consumer_event_cb = conf->consumer_event_cb;
 	srv->cb_arg = conf->cb_arg;
+	srv->conf_flags = conf->flags;
 	TAILQ_INIT(&srv->conns);
 
 	ret = dev->dev_ops->server_create(dev, srv);

@@ -75,6 +75,16 @@ enum rte_comch_role {
 #define RTE_COMCH_CAPA_PRODUCER RTE_BIT32(2)
 /** Device supports fast-path consumers. */
 #define RTE_COMCH_CAPA_CONSUMER RTE_BIT32(3)
+/** Device supports event mode: objects created with RTE_COMCH_F_EVENT give
+ * an fd to sleep on (see "Event mode" below). */
+#define RTE_COMCH_CAPA_EVENT    RTE_BIT32(4)
+
+/** Flag of a server, client or consumer configuration: the object can
+ * sleep (event mode). It gets an event (rte_comch_server_event(),
+ * rte_comch_client_event(), rte_comch_consumer_event()), and so does each
+ * connection of a server or client that receives by burst
+ * (rte_comch_conn_event()). Needs RTE_COMCH_CAPA_EVENT. */
+#define RTE_COMCH_F_EVENT       RTE_BIT32(0)
 
 /** Capabilities of a comch device. */
 struct rte_comch_caps {
@@ -215,6 +225,7 @@ struct rte_comch_server_conf {
 	rte_comch_msg_cb_t msg_cb; /**< Optional: NULL means receive by burst. */
 	rte_comch_consumer_event_cb_t consumer_event_cb; /**< Optional. */
 	void *cb_arg;            /**< Passed to every callback. */
+	uint32_t flags;          /**< RTE_COMCH_F_EVENT, or 0. */
 };
 
 /** Client configuration. */
@@ -226,6 +237,7 @@ struct rte_comch_client_conf {
 	rte_comch_msg_cb_t msg_cb; /**< Optional: NULL means receive by burst. */
 	rte_comch_consumer_event_cb_t consumer_event_cb; /**< Optional. */
 	void *cb_arg;            /**< Passed to every callback. */
+	uint32_t flags;          /**< RTE_COMCH_F_EVENT, or 0. */
 };
 
 /* ---------------------------------------------------------------- devices */
@@ -848,6 +860,7 @@ struct rte_comch_consumer_conf {
 	uint32_t max_imm_len;  /**< Immediate data accepted per message, at
 				*   most caps.max_imm_len; 0: 32 (the default
 				*   and the cap). RTE_COMCH_IMM_NONE: none. */
+	uint32_t flags;        /**< RTE_COMCH_F_EVENT, or 0. */
 };
 
 /** max_imm_len value for a consumer that accepts no immediate data. */
@@ -1163,6 +1176,213 @@ enum rte_comch_state rte_comch_producer_state(const struct rte_comch_producer *p
 __rte_experimental
 int rte_comch_conn_remote_consumers(struct rte_comch_conn *conn,
 		uint32_t *ids, uint32_t nb_ids);
+
+/** @} */
+
+/* ------------------------------------------------------------ event mode */
+
+/**
+ * @name Event mode: sleep until work arrives
+ *
+ * An object created with RTE_COMCH_F_EVENT (servers, clients, consumers;
+ * and the connections of a server or client that receives by burst) has
+ * an **event**: an fd the application puts in its own epoll (or
+ * rte_epoll) set, and an explicit arm. The rule, enforced by the shape of
+ * rte_comch_event_arm():
+ *
+ * @code
+ * for (;;) {
+ *         while (poll_the_object() > 0)     // take what is there
+ *                 ;
+ *         ret = rte_comch_event_arm(ev);    // ask to be woken
+ *         if (ret > 0)
+ *                 continue;                 // work came meanwhile: poll
+ *         if (ret < 0)
+ *                 break;                    // nothing will ever wake it
+ *         epoll_wait(epfd, events, n, -1);  // sleep: 0 % CPU
+ * }
+ * @endcode
+ *
+ * Arming returns whether work is already there, so "arm, then poll once
+ * more, then sleep" cannot be skipped: an application that sleeps only
+ * when the arm returned 0 never sleeps through work. The fd is readable
+ * while the object was kicked since the last arm (level-triggered; the
+ * next arm clears it): readable does not always mean work (a wake-up may
+ * be spurious), the poll and the next arm say what there is.
+ *
+ * What wakes each object:
+ * - a server: a client arrived or left, a connection's consumer events,
+ *   and, if it has a msg_cb, a control message on any of its connections
+ *   or room to send on one whose last send returned -EAGAIN;
+ * - a client: its connection established or refused, lost, consumer
+ *   events, and with a msg_cb its connection's messages and room;
+ * - a connection (of a server or client without msg_cb): a control
+ *   message to receive, room to send after a send returned -EAGAIN, the
+ *   connection lost;
+ * - a consumer: a completion (filled, cancelled or aborted), the
+ *   connection lost.
+ *
+ * Threading and processes: an event is used by the lcore that polls its
+ * object (rte_comch_event_wake() excepted), in the process that owns it:
+ * servers, clients and connections in the primary; a consumer in the
+ * process that created it (primary or secondary). While an object sleeps,
+ * its peer only writes shared memory and, when the object is armed, sends
+ * one small message to its fd ("kick"): kicks coalesce (at most one per
+ * arm and kicking process), and the fast path pays nothing for it when
+ * the object is not armed beyond one memory fence and one read.
+ * @{
+ */
+
+struct rte_comch_event;
+
+/** Counters of an event (rte_comch_event_stats_get()). */
+struct rte_comch_event_stats {
+	uint64_t arms;       /**< rte_comch_event_arm() calls. */
+	uint64_t ready;      /**< ... that found work already there (1). */
+	uint64_t kicks;      /**< Kicks taken off the fd (the peer's and
+			      *   this process's own). */
+	uint64_t spurious;   /**< Arms after kicks that brought no work. */
+	uint64_t rescues;    /**< Wake-ups by the device's periodic check:
+			      *   work found while armed and no kick came
+			      *   (0 with a well-behaved peer). */
+	uint64_t backoffs;   /**< Times the peer's kicks were set aside for
+			      *   a while (a kick storm), the periodic
+			      *   check waking the object meanwhile. */
+	uint64_t reserved[2];
+};
+
+/**
+ * The event of a server created with RTE_COMCH_F_EVENT.
+ *
+ * @param srv
+ *   The server.
+ * @return
+ *   The event, valid until the server is destroyed, or NULL with
+ *   rte_errno set: EINVAL (NULL), ENOTSUP (created without
+ *   RTE_COMCH_F_EVENT).
+ */
+__rte_experimental
+struct rte_comch_event *rte_comch_server_event(struct rte_comch_server *srv);
+
+/**
+ * The event of a client created with RTE_COMCH_F_EVENT.
+ *
+ * @param cli
+ *   The client.
+ * @return
+ *   The event, valid until the client is destroyed, or NULL with
+ *   rte_errno set: EINVAL (NULL), ENOTSUP (created without
+ *   RTE_COMCH_F_EVENT).
+ */
+__rte_experimental
+struct rte_comch_event *rte_comch_client_event(struct rte_comch_client *cli);
+
+/**
+ * The event of a connection, for an application that receives its
+ * control messages by burst (its server or client has no msg_cb) and
+ * was created with RTE_COMCH_F_EVENT. With a msg_cb, the connection's
+ * messages wake its server's (client's) event instead. Primary process
+ * only.
+ *
+ * @param conn
+ *   The connection.
+ * @return
+ *   The event, valid until the connection is released, or NULL with
+ *   rte_errno set: EINVAL (NULL), ENOTSUP (no RTE_COMCH_F_EVENT, a msg_cb,
+ *   or a secondary process).
+ */
+__rte_experimental
+struct rte_comch_event *rte_comch_conn_event(struct rte_comch_conn *conn);
+
+/**
+ * The event of a consumer created with RTE_COMCH_F_EVENT, in the process
+ * that created it.
+ *
+ * @param cons
+ *   The consumer.
+ * @return
+ *   The event, valid until the consumer is destroyed, or NULL with
+ *   rte_errno set: EINVAL (NULL, or a consumer of another process),
+ *   ENOTSUP (created without RTE_COMCH_F_EVENT).
+ */
+__rte_experimental
+struct rte_comch_event *
+rte_comch_consumer_event(struct rte_comch_consumer *cons);
+
+/**
+ * The fd to sleep on: add it to an epoll set for EPOLLIN (level- or
+ * edge-triggered). It is an epoll fd itself: do not read, write or close
+ * it. An ethdev driver may give it to EAL as a Rx interrupt fd of type
+ * RTE_INTR_HANDLE_VDEV with an efd counter size of 0 (EAL does not read
+ * it; rte_comch_event_arm() clears it).
+ *
+ * @param ev
+ *   An event.
+ * @return
+ *   The fd (>= 0), or -EINVAL for NULL.
+ */
+__rte_experimental
+int rte_comch_event_fd(const struct rte_comch_event *ev);
+
+/**
+ * Arm: ask to be woken when work arrives, and learn whether it is already
+ * there. Clears the fd (kicks taken since the last arm). Call it after
+ * polling the object until it had nothing more; sleep only when it
+ * returns 0. Costs one or two system calls (no more when nothing came).
+ *
+ * @param ev
+ *   An event.
+ * @return
+ *   0: armed, nothing there: sleep on the fd;
+ *   1: work is there (or the object needs its poll): poll, do not sleep;
+ *   -EINVAL: NULL;
+ *   -ENOTCONN: the object is idle (not started, stopped, or its start
+ *   failed): nothing would wake it;
+ *   -ECONNRESET: (connection, consumer) the connection is lost and
+ *   everything it held was taken: nothing will wake it.
+ */
+__rte_experimental
+int rte_comch_event_arm(struct rte_comch_event *ev);
+
+/**
+ * Disarm: the object is awake and polled (optional: an armed object that
+ * is polled anyway costs its peer at most one kick). The fd keeps what it
+ * was sent until the next arm.
+ *
+ * @param ev
+ *   An event.
+ * @return
+ *   0, or -EINVAL for NULL.
+ */
+__rte_experimental
+int rte_comch_event_disarm(struct rte_comch_event *ev);
+
+/**
+ * Make the fd readable now, from any thread of the process that owns the
+ * event: wakes the lcore sleeping on it (to stop it, for instance). The
+ * next arm clears it.
+ *
+ * @param ev
+ *   An event.
+ * @return
+ *   0, or -EINVAL for NULL.
+ */
+__rte_experimental
+int rte_comch_event_wake(struct rte_comch_event *ev);
+
+/**
+ * Read an event's counters (from any thread of its process).
+ *
+ * @param ev
+ *   An event.
+ * @param[out] stats
+ *   Filled on success.
+ * @return
+ *   0, or -EINVAL on NULL arguments.
+ */
+__rte_experimental
+int rte_comch_event_stats_get(const struct rte_comch_event *ev,
+		struct rte_comch_event_stats *stats);
 
 /** @} */
 

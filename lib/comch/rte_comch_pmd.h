@@ -42,6 +42,7 @@
  * | remote_add, remote_del | every process with producers on the connection |
  * | producer_repair | the primary, for a producer whose process died |
  * | conn_orphan | a secondary, when the primary died |
+ * | event_arm, event_disarm, event_wake, event_stats | the process that owns the event's object |
  *
  * The driver never asks which kind of process it runs in: it is called
  * where the work is. Only producer_repair and conn_orphan exist because
@@ -245,6 +246,48 @@ typedef int (*rte_comch_producer_repair_t)(struct rte_comch_dev *dev,
 typedef void (*rte_comch_conn_orphan_t)(struct rte_comch_dev *dev,
 		struct rte_comch_conn *conn);
 
+/** What an event belongs to. */
+enum rte_comch_event_kind {
+	RTE_COMCH_EVENT_SERVER = 1,
+	RTE_COMCH_EVENT_CLIENT,
+	RTE_COMCH_EVENT_CONN,
+	RTE_COMCH_EVENT_CONSUMER,
+};
+
+/**
+ * Head of an event (event mode, rte_comch_event_*()): the driver creates
+ * one for each object created with RTE_COMCH_F_EVENT (server, client,
+ * consumer: conf_flags) and for each connection of such a server or
+ * client, allocates it in the process that owns the object (process
+ * memory, with its own state after this head), points the object's
+ * @c event at it, and frees it with the object. The library checks the
+ * arguments and the object's state, then calls the event ops.
+ */
+struct rte_comch_event {
+	int16_t dev_id;      /**< The object's device. */
+	uint8_t kind;        /**< enum rte_comch_event_kind. */
+	uint8_t reserved8;
+	int fd;              /**< What the application sleeps on. */
+	int32_t owner_pid;   /**< The process the fd belongs to. */
+	uint32_t reserved32;
+	void *obj;           /**< The server, client, connection or consumer. */
+};
+
+/** Arm @p ev: 0 (sleep), 1 (work is there), -ECONNRESET (lost, nothing
+ * left), as rte_comch_event_arm(). */
+typedef int (*rte_comch_event_arm_t)(struct rte_comch_dev *dev,
+		struct rte_comch_event *ev);
+/** Disarm @p ev. */
+typedef void (*rte_comch_event_disarm_t)(struct rte_comch_dev *dev,
+		struct rte_comch_event *ev);
+/** Make @p ev's fd readable (any thread of the owner process). */
+typedef int (*rte_comch_event_wake_t)(struct rte_comch_dev *dev,
+		struct rte_comch_event *ev);
+/** Counters of @p ev (any thread of the owner process). */
+typedef void (*rte_comch_event_stats_t)(struct rte_comch_dev *dev,
+		const struct rte_comch_event *ev,
+		struct rte_comch_event_stats *stats);
+
 /** Operations of a comch driver: every one but info_get is optional. */
 struct rte_comch_dev_ops {
 	rte_comch_info_get_t info_get;
@@ -286,6 +329,12 @@ struct rte_comch_dev_ops {
 
 	rte_comch_producer_repair_t producer_repair;
 	rte_comch_conn_orphan_t conn_orphan;
+
+	/* Event mode (with RTE_COMCH_CAPA_EVENT). */
+	rte_comch_event_arm_t event_arm;
+	rte_comch_event_disarm_t event_disarm;
+	rte_comch_event_wake_t event_wake;
+	rte_comch_event_stats_t event_stats;
 
 	/* Fast path: copied into rte_comch_fp_ops[] of this process by
 	 * rte_comch_pmd_probing_finish(). */
@@ -365,6 +414,8 @@ struct rte_comch_conn {
 	 * primary for secondaries (comch_remote.c), under remote_lock. */
 	rte_spinlock_t remote_lock;
 	struct rte_comch_remote_keep *remote_keep; /**< Primary only. */
+	struct rte_comch_event *event;      /**< The driver's, or NULL
+					     *   (primary only). */
 	uint64_t user_data;
 	uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv;
 };
@@ -389,7 +440,10 @@ struct rte_comch_consumer {
 	uint32_t id;
 	uint32_t nb_posts;                  /**< Resolved. */
 	uint32_t max_imm_len;               /**< Resolved (0 for none). */
+	uint32_t conf_flags;                /**< RTE_COMCH_F_*. */
 	enum rte_comch_state state;         /**< Written by the owning lcore. */
+	struct rte_comch_event *event;      /**< The driver's, or NULL
+					     *   (owner process only). */
 	/* Library. */
 	TAILQ_ENTRY(rte_comch_consumer) next;
 	uint32_t owner;                     /**< 0: the primary, else a
@@ -428,6 +482,8 @@ struct rte_comch_server {
 	uint32_t nb_conns;
 	struct rte_comch_conn_list conns;
 	void *drv;                          /**< Driver server state. */
+	uint32_t conf_flags;                /**< RTE_COMCH_F_*. */
+	struct rte_comch_event *event;      /**< The driver's, or NULL. */
 	/* Library. */
 	TAILQ_ENTRY(rte_comch_server) next;
 	uint32_t flags;
@@ -448,6 +504,8 @@ struct rte_comch_client {
 	uint32_t recv_queue_len;            /**< Resolved (never 0). */
 	struct rte_comch_conn *conn;
 	void *drv;                          /**< Driver client state. */
+	uint32_t conf_flags;                /**< RTE_COMCH_F_*. */
+	struct rte_comch_event *event;      /**< The driver's, or NULL. */
 	/* Library. */
 	TAILQ_ENTRY(rte_comch_client) next;
 	uint32_t flags;

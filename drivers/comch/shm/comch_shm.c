@@ -41,6 +41,7 @@
 #define SHM_ARG_HANDSHAKE_MS "handshake_timeout_ms"
 #define SHM_ARG_MAX_CONSUMERS "max_consumers"
 #define SHM_ARG_MAX_MAP_MB "max_map_mb"
+#define SHM_ARG_WAKE_CHECK_MS "wake_check_ms"
 
 #define SHM_DEFAULT_PATH "/tmp/comch"
 #define SHM_DEFAULT_FUNCTION "pf0"
@@ -49,11 +50,12 @@
 static const char * const shm_valid_args[] = {
 	SHM_ARG_ROLE, SHM_ARG_PATH, SHM_ARG_FUNCTIONS, SHM_ARG_FUNCTION,
 	SHM_ARG_MAX_CONNS, SHM_ARG_MAX_PENDING, SHM_ARG_HANDSHAKE_MS,
-	SHM_ARG_MAX_CONSUMERS, SHM_ARG_MAX_MAP_MB, NULL
+	SHM_ARG_MAX_CONSUMERS, SHM_ARG_MAX_MAP_MB, SHM_ARG_WAKE_CHECK_MS, NULL
 };
 
 #define SHM_VALID_ARGS_TEXT "role, path, functions, function, max_conns, " \
-	"max_pending, handshake_timeout_ms, max_consumers, max_map_mb"
+	"max_pending, handshake_timeout_ms, max_consumers, max_map_mb, " \
+	"wake_check_ms"
 
 /* The quota devargs: key, where it goes, accepted range. */
 static const struct {
@@ -229,6 +231,7 @@ shm_parse_devargs(const char *devname, const char *args, struct shm_config *da)
 	da->quota.handshake_ms = SHM_DEFAULT_HANDSHAKE_MS;
 	da->quota.max_consumers = SHM_DEFAULT_MAX_CONSUMERS;
 	da->quota.max_map = (uint64_t)SHM_DEFAULT_MAX_MAP_MB << 20;
+	da->wake_check_ms = SHM_DEFAULT_WAKE_CHECK_MS;
 
 	kv = rte_kvargs_parse(args != NULL ? args : "", NULL);
 	if (kv == NULL) {
@@ -281,6 +284,19 @@ shm_parse_devargs(const char *devname, const char *args, struct shm_config *da)
 		} else if (strcmp(key, SHM_ARG_FUNCTIONS) == 0) {
 			da->have_functions = true;
 			ret = shm_parse_functions(devname, da, value);
+		} else if (strcmp(key, SHM_ARG_WAKE_CHECK_MS) == 0) {
+			unsigned long v;
+			size_t n = shm_parse_num(value, SHM_MAX_WAKE_CHECK_MS, &v);
+
+			if (n == 0 || value[n] != '\0' ||
+			    v < SHM_MIN_WAKE_CHECK_MS) {
+				SHM_PROBE_ERR(devname, "%s=%s: expected a decimal number in [%u, %u]",
+					key, value, SHM_MIN_WAKE_CHECK_MS,
+					SHM_MAX_WAKE_CHECK_MS);
+				ret = -EINVAL;
+			} else {
+				da->wake_check_ms = (uint32_t)v;
+			}
 		} else if (strcmp(key, SHM_ARG_FUNCTION) != 0) {
 			da->have_quota = true;
 			ret = shm_parse_quota(devname, &da->quota, key, value);
@@ -340,7 +356,8 @@ shm_info_get(const struct rte_comch_dev *cdev, struct rte_comch_dev_info *info)
 
 	c->flags = (sd->cfg.role == RTE_COMCH_ROLE_DPU ?
 		RTE_COMCH_CAPA_SERVER : RTE_COMCH_CAPA_CLIENT) |
-		RTE_COMCH_CAPA_PRODUCER | RTE_COMCH_CAPA_CONSUMER;
+		RTE_COMCH_CAPA_PRODUCER | RTE_COMCH_CAPA_CONSUMER |
+		RTE_COMCH_CAPA_EVENT;
 	c->max_name_len = SHM_NAME_MAX;
 	c->max_msg_size = SHM_MAX_MSG_SIZE;
 	c->default_msg_size = SHM_DEFAULT_MSG_SIZE;
@@ -431,6 +448,10 @@ static const struct rte_comch_dev_ops shm_dev_ops = {
 	.remote_del = shm_remote_del,
 	.producer_repair = shm_producer_repair,
 	.conn_orphan = shm_conn_orphan,
+	.event_arm = shm_event_arm,
+	.event_disarm = shm_event_disarm,
+	.event_wake = shm_event_wake,
+	.event_stats = shm_event_stats,
 	.fp_send = shm_fp_send,
 	.fp_post = shm_fp_post,
 	.fp_poll = shm_fp_poll,
@@ -552,6 +573,8 @@ shm_attach(struct rte_comch_dev *cdev, void *arg)
 	ret = (cfg.role == RTE_COMCH_ROLE_DPU ||
 	       cfg.role == RTE_COMCH_ROLE_HOST) && cfg.nb_functions != 0 &&
 		cfg.nb_functions <= SHM_MAX_FUNCTIONS &&
+		cfg.wake_check_ms >= SHM_MIN_WAKE_CHECK_MS &&
+		cfg.wake_check_ms <= SHM_MAX_WAKE_CHECK_MS &&
 		memchr(cfg.path, '\0', sizeof(cfg.path)) != NULL ? 0 : -EINVAL;
 	for (i = 0; ret == 0 && i < cfg.nb_functions; i++)
 		if (memchr(cfg.functions[i], '\0', SHM_FUNC_NAME_MAX) == NULL ||
@@ -614,4 +637,5 @@ RTE_PMD_REGISTER_PARAM_STRING(comch_shm,
 	"max_pending=<1-4096, role=dpu, default 16> "
 	"handshake_timeout_ms=<1-600000, role=dpu, default 2000> "
 	"max_consumers=<1-256, role=dpu, default 16> "
-	"max_map_mb=<1-1048576, role=dpu, default 4096>");
+	"max_map_mb=<1-1048576, role=dpu, default 4096> "
+	"wake_check_ms=<10-3600000, default 100>");

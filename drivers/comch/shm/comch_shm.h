@@ -29,9 +29,12 @@
  *
  *   After ACCEPT the socket carries only consumer announcements
  *   (CONSUMER_ADD/DEL, below), BYE (the peer closes the connection on
- *   purpose) and liveness: EOF without BYE = the peer died; anything else
- *   = protocol violation. Messages never cross it. Protocol version 4
- *   added BYE; version 5 replaced abort_seq by an aborted completion.
+ *   purpose), EVENT (once, from a side whose HELLO or ACCEPT said
+ *   SHM_F_EVENT) and liveness: EOF without BYE = the peer died; anything
+ *   else = protocol violation. Messages never cross it. Protocol version 4
+ *   added BYE; version 5 replaced abort_seq by an aborted completion;
+ *   version 6 added event mode (flags in HELLO, ACCEPT and CONSUMER_ADD,
+ *   EVENT, the arm page and the kick socket).
  *
  *   The protocol describes the host/DPU link only. Which process of a
  *   side owns a producer or a consumer is that side's business: a side
@@ -102,7 +105,7 @@
 #define SHM_DRIVER_NAME comch_shm
 
 #define SHM_PROTO_MAGIC   UINT32_C(0x48434d43) /* "CMCH" */
-#define SHM_PROTO_VERSION 5
+#define SHM_PROTO_VERSION 6
 
 /** Server name storage in protocol messages (NUL included). */
 #define SHM_NAME_MAX 64
@@ -128,16 +131,25 @@ enum shm_msg_type {
 	SHM_MSG_CONSUMER_DEL = 5, /**< either way after ACCEPT, no fd */
 	SHM_MSG_BYE = 6,          /**< either way after ACCEPT, no fd: the
 				   *   sender closes on purpose (EOF follows) */
+	SHM_MSG_EVENT = 7,        /**< either way after ACCEPT, 2 fds: the
+				   *   sender's arm page and kick socket for
+				   *   its control ring (event mode) */
 };
 
 /** Highest message type. */
-#define SHM_MSG_TYPE_MAX SHM_MSG_BYE
+#define SHM_MSG_TYPE_MAX SHM_MSG_EVENT
+
+/** HELLO / ACCEPT flag: the sender's control ring has events: it sends
+ * EVENT next, and the receiver kicks it (so fences from the start). */
+#define SHM_F_EVENT 1u
 
 struct shm_msg_hello {
 	char server_name[SHM_NAME_MAX]; /**< NUL-terminated. */
 	uint32_t max_msg_size;   /**< Must equal the server's. */
 	uint32_t recv_queue_len; /**< Depth of the client's queue. */
 	uint64_t mailbox_size;   /**< Size of the attached memfd. */
+	uint32_t flags;          /**< SHM_F_EVENT or 0. */
+	uint32_t reserved;
 };
 
 struct shm_msg_accept {
@@ -148,7 +160,7 @@ struct shm_msg_accept {
 	 * max_consumers consumers at once, whose rings and memory map at
 	 * most max_map bytes in all; beyond is a protocol violation. */
 	uint32_t max_consumers;
-	uint32_t reserved;
+	uint32_t flags;          /**< SHM_F_EVENT or 0. */
 	uint64_t max_map;
 };
 
@@ -161,7 +173,8 @@ struct shm_msg_consumer {
 	uint32_t consumer_id;
 	uint32_t nb_posts;    /**< Buffers posted at most at once. */
 	uint32_t max_imm_len; /**< Immediate data accepted per message. */
-	uint32_t reserved;
+	uint32_t flags;       /**< SHM_F_EVENT: 4 fds, the last two its arm
+			       *   page and kick socket; else 2. */
 	uint64_t ring_size;   /**< Size of the consumer ring memfd. */
 	uint64_t mem_size;    /**< Size of the registered memory memfd. */
 };
@@ -246,6 +259,38 @@ struct shm_post_slot {
 	uint32_t reserved2;
 };
 
+/*
+ * Event mode (see doc/guides/drivers/comch_shm.md, "Event mode"). A side
+ * that can sleep on a waitable (a consumer, or its control ring) gives the
+ * peer two fds for it: an arm page and a kick socket.
+ *
+ * The arm page is a memfd of SHM_ARM_PAGE_SIZE bytes that its owner maps
+ * read-write and then seals with F_SEAL_FUTURE_WRITE (and against
+ * resizing): the peer can only map it read-only, so it can read the arm
+ * word and never change it. The arm word (offset 0, 64 bits, written by
+ * the owner only): SHM_ARM_ARMED while the owner sleeps on new work,
+ * SHM_ARM_ROOM while it also waits for room to send (control ring), and
+ * a generation in the bits above, increased at every arm.
+ *
+ * The kick socket is one end of an AF_UNIX SOCK_SEQPACKET socketpair whose
+ * other end the owner keeps in the epoll set it sleeps on. To kick is to
+ * send one byte on it without waiting (MSG_DONTWAIT).
+ *
+ * Rule (both sides): the waiter stores the arm word, fences, then looks
+ * for work once more before it sleeps; the kicker publishes the work,
+ * fences, then reads the arm word and kicks if it is armed for what it
+ * published and it has not kicked that value of the word before.
+ */
+#define SHM_ARM_PAGE_SIZE 4096
+#define SHM_ARM_ARMED UINT64_C(1)
+#define SHM_ARM_ROOM  UINT64_C(2)
+#define SHM_ARM_GEN   UINT64_C(4)   /* one generation */
+
+struct shm_arm_page {
+	uint64_t arm;
+	uint8_t reserved[SHM_ARM_PAGE_SIZE - sizeof(uint64_t)];
+};
+
 /** Private geometry of one control ring, derived from negotiated values. */
 struct shm_ring_geom {
 	uint32_t depth;     /**< Messages the queue holds. */
@@ -265,6 +310,8 @@ shm_protocol_checks(void)
 			 4096);
 	RTE_BUILD_BUG_ON(sizeof(struct shm_cons_hdr) != 256);
 	RTE_BUILD_BUG_ON(sizeof(struct shm_post_slot) != 64);
+	RTE_BUILD_BUG_ON(sizeof(struct shm_arm_page) != SHM_ARM_PAGE_SIZE);
+	RTE_BUILD_BUG_ON(sizeof(struct shm_msg_hello) > 248);
 	RTE_BUILD_BUG_ON(offsetof(struct shm_post_slot, cpl) != 16);
 	RTE_BUILD_BUG_ON(offsetof(struct shm_post_slot, done_seq) !=
 			 offsetof(struct shm_post_slot, cpl) +

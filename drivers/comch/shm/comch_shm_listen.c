@@ -127,6 +127,8 @@ shm_hello_cb(void *arg)
 		TAILQ_INSERT_TAIL(&ss->inbox, p, next);
 		__atomic_store_n(&ss->inbox_len, ss->inbox_len + 1,
 				__ATOMIC_RELEASE);
+		/* A server that sleeps wakes to accept it. */
+		shm_event_server_kick(ss);
 		rte_spinlock_unlock(&func->lock);
 		return;
 	}

@@ -79,6 +79,7 @@ shm_consumer_announce(struct rte_comch_dev *cdev __rte_unused,
 	struct shm_conn *sc = conn->drv;
 	uint64_t ring_size = shm_cons_ring_size(cons->nb_posts);
 	uint64_t mem_size = x->val[SHM_XFER_MEM_SIZE];
+	uint32_t flags = (uint32_t)x->val[SHM_XFER_FLAGS];
 	char why[SHM_REASON_MAX];
 	struct shm_msg msg;
 	uint64_t bytes;
@@ -86,7 +87,9 @@ shm_consumer_announce(struct rte_comch_dev *cdev __rte_unused,
 
 	/* What goes to the peer is checked as the peer will check it: the
 	 * description came from the consumer's process, maybe another. */
-	if (x->nb_fds != 2 || x->val[SHM_XFER_NB_POSTS] != cons->nb_posts ||
+	if ((flags & ~SHM_F_EVENT) != 0 ||
+	    x->nb_fds != ((flags & SHM_F_EVENT) ? 4u : 2u) ||
+	    x->val[SHM_XFER_NB_POSTS] != cons->nb_posts ||
 	    x->val[SHM_XFER_MAX_IMM_LEN] != cons->max_imm_len ||
 	    x->val[SHM_XFER_RING_SIZE] != ring_size || mem_size == 0 ||
 	    mem_size > SHM_MAX_MEM_SIZE) {
@@ -97,6 +100,9 @@ shm_consumer_announce(struct rte_comch_dev *cdev __rte_unused,
 	ret = shm_fd_check(x->fds[0], ring_size, why, sizeof(why));
 	if (ret == 0)
 		ret = shm_fd_check(x->fds[1], mem_size, why, sizeof(why));
+	if (ret == 0 && (flags & SHM_F_EVENT))
+		ret = shm_event_fds_check(x->fds[2], x->fds[3], why,
+				sizeof(why));
 	if (ret < 0) {
 		SHM_LOG(ERR, "%s: connection %u: consumer %u: %s",
 			shm_dev_name(conn), conn->id, cons->id, why);
@@ -108,7 +114,7 @@ shm_consumer_announce(struct rte_comch_dev *cdev __rte_unused,
 	 * connection, for every process. */
 	if (c->announced)
 		return -EALREADY;
-	bytes = ring_size + mem_size;
+	bytes = shm_consumer_map_bytes(ring_size, mem_size, flags);
 	rte_spinlock_lock(&sc->outbox_lock);
 	/* What the DPU allows on this connection (host side; ACCEPT). */
 	if (sc->max_own_consumers != 0 &&
@@ -127,8 +133,9 @@ shm_consumer_announce(struct rte_comch_dev *cdev __rte_unused,
 	msg.consumer.max_imm_len = cons->max_imm_len;
 	msg.consumer.ring_size = ring_size;
 	msg.consumer.mem_size = mem_size;
+	msg.consumer.flags = flags;
 	/* Queued if the peer is not reading now: never waits for it. */
-	ret = shm_conn_post_locked(sc, &msg, x->fds, 2);
+	ret = shm_conn_post_locked(sc, &msg, x->fds, (int)x->nb_fds);
 	if (ret == 0) {
 		c->announced = true;
 		c->announced_bytes = bytes;
@@ -177,6 +184,7 @@ shm_remote_free(struct shm_remote_cons *r)
 {
 	munmap(r->hdr, r->ring_map_size);
 	munmap(r->mem, r->mem_size);
+	shm_peer_ev_free(r->ev);
 	free(r);
 }
 
@@ -405,12 +413,19 @@ shm_remote_map(uint32_t id, uint32_t gen, const struct rte_comch_pmd_xfer *x,
 	uint64_t max_imm = x->val[SHM_XFER_MAX_IMM_LEN];
 	uint64_t ring_size = x->val[SHM_XFER_RING_SIZE];
 	uint64_t mem_size = x->val[SHM_XFER_MEM_SIZE];
+	uint64_t flags = x->val[SHM_XFER_FLAGS];
+	struct shm_peer_ev *ev = NULL;
 	void *ring = NULL, *mem = NULL;
 	struct shm_remote_cons *r;
 	int ret;
 
-	if (x->nb_fds != 2) {
-		snprintf(why, why_len, "not two fds");
+	if ((flags & ~(uint64_t)SHM_F_EVENT) != 0) {
+		snprintf(why, why_len, "unknown flags 0x%" PRIx64, flags);
+		return -EPROTO;
+	}
+	if (x->nb_fds != ((flags & SHM_F_EVENT) ? 4u : 2u)) {
+		snprintf(why, why_len, "%u fds, %u expected", x->nb_fds,
+			(flags & SHM_F_EVENT) ? 4u : 2u);
 		return -EPROTO;
 	}
 	if (nb_posts == 0 || nb_posts > SHM_MAX_POSTS ||
@@ -424,21 +439,31 @@ shm_remote_map(uint32_t id, uint32_t gen, const struct rte_comch_pmd_xfer *x,
 			ring_size, shm_cons_ring_size((uint32_t)nb_posts));
 		return -EPROTO;
 	}
+	/* Event mode: its arm page (read-only) and kick socket. */
+	if (flags & SHM_F_EVENT) {
+		ret = shm_peer_ev_map(x->fds[2], x->fds[3], &ev, why, why_len);
+		if (ret < 0)
+			return ret;
+	}
 	ret = shm_map_sealed(x->fds[0], ring_size, &ring, why, why_len);
 	if (ret == 0) {
 		ret = shm_map_sealed(x->fds[1], mem_size, &mem, why, why_len);
 		if (ret < 0)
 			munmap(ring, ring_size);
 	}
-	if (ret < 0)
+	if (ret < 0) {
+		shm_peer_ev_free(ev);
 		return ret;
+	}
 	r = calloc(1, sizeof(*r));
 	if (r == NULL) {
 		munmap(ring, ring_size);
 		munmap(mem, mem_size);
+		shm_peer_ev_free(ev);
 		snprintf(why, why_len, "out of memory");
 		return -ENOMEM;
 	}
+	r->ev = ev;
 	r->hdr = ring;
 	r->slots = RTE_PTR_ADD(ring, sizeof(struct shm_cons_hdr));
 	r->mem = mem;
@@ -536,8 +561,11 @@ shm_peer_consumer_add(struct shm_conn *sc, const struct shm_msg_consumer *m,
 	char why[SHM_REASON_MAX] = "";
 	int ret;
 
+	uint64_t page = (m->flags & SHM_F_EVENT) ? SHM_ARM_PAGE_SIZE : 0;
+
 	if (sc->nb_peer_consumers >= sc->max_peer_consumers ||
-	    m->mem_size > avail || m->ring_size > avail - m->mem_size) {
+	    m->mem_size > avail || m->ring_size > avail - m->mem_size ||
+	    page > avail - m->mem_size - m->ring_size) {
 		shm_conn_refuse(sc, "CONSUMER_ADD %u beyond the DPU's limits for the connection (%u consumers, %" PRIu64 " MiB; max_consumers, max_map_mb)",
 			m->consumer_id, sc->max_peer_consumers,
 			sc->max_peer_map >> 20);
@@ -548,6 +576,7 @@ shm_peer_consumer_add(struct shm_conn *sc, const struct shm_msg_consumer *m,
 	x.val[SHM_XFER_MAX_IMM_LEN] = m->max_imm_len;
 	x.val[SHM_XFER_RING_SIZE] = m->ring_size;
 	x.val[SHM_XFER_MEM_SIZE] = m->mem_size;
+	x.val[SHM_XFER_FLAGS] = m->flags;
 	ret = rte_comch_pmd_remote_consumer_add(sc->conn, m->consumer_id, &x,
 			why, sizeof(why));
 	if (ret == -EPROTO) {
@@ -559,7 +588,8 @@ shm_peer_consumer_add(struct shm_conn *sc, const struct shm_msg_consumer *m,
 		return ret;
 	}
 	sc->nb_peer_consumers++;
-	sc->peer_map += m->ring_size + m->mem_size;
+	sc->peer_map += shm_consumer_map_bytes(m->ring_size, m->mem_size,
+			m->flags);
 	return 0;
 }
 
@@ -582,7 +612,9 @@ shm_peer_consumer_msg(struct shm_conn *sc, const struct shm_msg *msg,
 		 * mapping (read by this lcore only). */
 		r = sc->view->remote[RTE_COMCH_CONSUMER_SLOT(id)];
 		if (r != NULL && r->id == id)
-			bytes = r->ring_map_size + r->mem_size;
+			bytes = shm_consumer_map_bytes(r->ring_map_size,
+					r->mem_size, r->ev != NULL ?
+					SHM_F_EVENT : 0);
 		ret = rte_comch_pmd_remote_consumer_del(sc->conn, id);
 		if (ret < 0) {
 			shm_conn_refuse(sc, "CONSUMER_DEL %u: no such consumer",
@@ -725,6 +757,9 @@ shm_producer_repair(struct rte_comch_dev *cdev,
 	}
 	if (ret == 0) {
 		n = shm_repair_abort(r, p->repair->claim);
+		/* The consumer may sleep until those come back. */
+		if (n != 0 && r->ev != NULL)
+			shm_kick_check(r->ev, SHM_ARM_ARMED);
 		if (n != 0)
 			SHM_LOG(INFO, "%s: connection %u: aborted %u buffer(s) of the peer's consumer %u, claimed by producer %u whose process died",
 				cdev->data->dev_name, prod->conn->id, n, id,

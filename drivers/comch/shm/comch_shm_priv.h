@@ -18,6 +18,8 @@
  *                        reclamation, finishing a dead producer's send
  *   comch_shm_listen.c   the DPU's listening sockets: accept, HELLO,
  *                        routing, handshake quotas, the link folder
+ *   comch_shm_event.c    event mode: the fds applications sleep on, arm
+ *                        pages, kick sockets, the periodic check
  *   comch_shm_link.c     the link socket: protocol messages and fds,
  *                        memfds, the outbox, refusing a connection
  *   comch_shm_rxtx.c     the message path: control rings and fast path
@@ -31,6 +33,8 @@
 #include <sys/queue.h>
 #include <sys/un.h>
 
+#include <rte_atomic.h>
+#include <rte_branch_prediction.h>
 #include <rte_interrupts.h>
 #include <rte_log.h>
 #include <rte_spinlock.h>
@@ -64,8 +68,15 @@ extern int comch_shm_logtype;
  * one message of the largest size). */
 #define SHM_RX_ARENA 16384
 
-/** Most fds one protocol message carries (CONSUMER_ADD). */
-#define SHM_MSG_FDS_MAX 2
+/** Most fds one protocol message carries (CONSUMER_ADD with events). */
+#define SHM_MSG_FDS_MAX 4
+
+/** Event mode: how often the periodic check looks at armed objects (ms,
+ * devarg wake_check_ms); a wake-up the peer owes and does not send comes
+ * within two periods. */
+#define SHM_DEFAULT_WAKE_CHECK_MS 100
+#define SHM_MIN_WAKE_CHECK_MS 10
+#define SHM_MAX_WAKE_CHECK_MS 3600000
 
 struct shm_dev;
 struct shm_function;
@@ -109,6 +120,7 @@ struct shm_config {
 	bool have_function;       /**< function= given. */
 	bool have_quota;          /**< A quota devarg was given. */
 	struct shm_quota quota;   /**< DPU role. */
+	uint32_t wake_check_ms;   /**< Event mode's periodic check. */
 };
 
 bool shm_function_name_valid(const char *s);
@@ -195,6 +207,7 @@ struct shm_server {
 	uint32_t inbox_len;           /**< Read without the lock as a hint. */
 	int epfd;                     /**< Sockets of established connections. */
 	uint64_t next_check;          /**< TSC of the next socket check. */
+	struct shm_event *ev;         /**< Event mode, or NULL. */
 };
 
 /** Driver state of a client (cli->drv). */
@@ -204,6 +217,7 @@ struct shm_client {
 	struct shm_ring_geom rx;  /**< Our queue, sized from our config. */
 	void *mailbox;            /**< Our mailbox while starting. */
 	uint64_t next_check;      /**< TSC of the next socket check. */
+	struct shm_event *ev;     /**< Event mode, or NULL. */
 };
 
 int shm_server_create(struct rte_comch_dev *cdev, struct rte_comch_server *srv);
@@ -342,6 +356,13 @@ struct shm_conn {
 	uint32_t tx_cons;        /**< Last validated peer consumption. */
 	struct shm_ring_geom tx; /**< The peer's queue (private copy). */
 	struct shm_mailbox_hdr *remote; /**< Peer's mailbox: we only write. */
+	bool peer_events;        /**< The peer's HELLO/ACCEPT said SHM_F_EVENT:
+				  *   fence after publishing, kick once its arm
+				  *   page is mapped (peer_ev). */
+	bool tx_blocked;         /**< The last send found the queue full. */
+	struct shm_peer_ev *peer_ev; /**< The peer's control ring arm page
+				  *   and kick socket (primary; set by the
+				  *   poll, release), or NULL. */
 	/* Hot: receive side. */
 	uint32_t rx_cons;        /**< Next index we read (private). */
 	uint32_t rx_held;        /**< Slots of the last burst, confirmed to
@@ -365,6 +386,7 @@ struct shm_conn {
 	struct rte_comch_conn *conn;
 	struct shm_server *server; /**< NULL on the host side. */
 	struct shm_view *view;     /**< The link owner's view (pinned). */
+	struct shm_event *ev;      /**< Our control ring's event, or NULL. */
 	/* Quotas (see struct shm_quota). Server side: what the host may
 	 * announce; client side: what the DPU allows us (from ACCEPT). */
 	uint32_t max_peer_consumers;  /**< Server side. */
@@ -433,6 +455,7 @@ struct shm_remote_cons {
 	uint32_t max_imm_len;
 	uint32_t id;
 	uint32_t gen;        /**< Incarnation mapped here. */
+	struct shm_peer_ev *ev; /**< Its arm page and kick socket, or NULL. */
 	/* Cold. */
 	size_t ring_map_size;
 	TAILQ_ENTRY(shm_remote_cons) next; /**< In the retired list. */
@@ -508,6 +531,8 @@ struct shm_consumer {
 	size_t ring_size;
 	bool announced;                /**< Primary: CONSUMER_ADD sent. */
 	uint64_t announced_bytes;      /**< Primary: its ring and memory. */
+	struct shm_event *ev;          /**< Event mode, or NULL (owner
+					*   process only). */
 } __rte_cache_aligned;
 
 /** Driver state of registered memory (mem->drv). */
@@ -516,13 +541,24 @@ struct shm_mem {
 };
 
 /* What a consumer's announcement carries (struct rte_comch_pmd_xfer):
- * fds[0] the ring, fds[1] the memory; val[] as below. */
+ * fds[0] the ring, fds[1] the memory, and with SHM_F_EVENT in
+ * val[SHM_XFER_FLAGS] fds[2] its arm page and fds[3] its kick socket;
+ * val[] as below. */
 enum shm_xfer_val {
 	SHM_XFER_NB_POSTS,
 	SHM_XFER_MAX_IMM_LEN,
 	SHM_XFER_RING_SIZE,
 	SHM_XFER_MEM_SIZE,
+	SHM_XFER_FLAGS,
 };
+
+/* Bytes of the peer's memory a consumer description maps (quotas). */
+static inline uint64_t
+shm_consumer_map_bytes(uint64_t ring_size, uint64_t mem_size, uint32_t flags)
+{
+	return ring_size + mem_size +
+		((flags & SHM_F_EVENT) ? SHM_ARM_PAGE_SIZE : 0);
+}
 
 /* ------------------------------------------- comch_shm_queue.c */
 
@@ -575,7 +611,107 @@ void shm_view_reap_tick(struct shm_view *v, uint64_t now);
  * process); false if it cannot (producers fence then). */
 bool shm_membarrier_init(void);
 
+/* ------------------------------------------- comch_shm_event.c */
+
+/*
+ * Event mode (see comch_shm.h, "Event mode", and the driver guide). A
+ * kicker's view of one of the peer's waitables: the peer's arm word
+ * (its arm page, mapped read-only) and our duplicate of its kick socket.
+ * Process memory of the process that kicks.
+ */
+struct shm_peer_ev {
+	const volatile uint64_t *arm;
+	int fd;
+	uint64_t kicked;     /**< Arm word last kicked for (compare-and-swap:
+			      *   one kick per armed value and process). */
+	void *map;
+};
+
+/* The event of a server, client, connection or consumer (its head is
+ * what the library sees): comch_shm_event.c. */
+struct shm_event;
+
+/* Servers and clients (their owner's lcore). */
+int shm_event_server_create(struct shm_dev *sd, struct rte_comch_server *srv);
+void shm_event_server_destroy(struct rte_comch_server *srv);
+/* A client arrived for @p ss (the interrupt thread, func->lock held). */
+void shm_event_server_kick(struct shm_server *ss);
+int shm_event_client_create(struct shm_dev *sd, struct rte_comch_client *cli);
+void shm_event_client_destroy(struct rte_comch_client *cli);
+/* A connection is made (the poll): our control ring's event if our
+ * server or client has RTE_COMCH_F_EVENT, announced to the peer with
+ * EVENT. 0 or a negative errno (this process's resources). */
+int shm_event_conn_open(struct shm_dev *sd, struct shm_conn *sc);
+/* EVENT from the peer (the poll): 0, or -EPROTO with the connection
+ * refused. Closes @p fds. */
+int shm_event_peer_msg(struct shm_conn *sc, const int *fds, int nfds);
+/* The connection is lost or closed by the peer (reported now), or, in a
+ * secondary, its primary is gone: wake what sleeps on it here. */
+void shm_event_conn_down(struct shm_conn *sc);
+/* The connection closes: free its events, ours and the peer's. */
+void shm_event_conn_close(struct shm_conn *sc);
+/* Consumers (the owner process). */
+int shm_event_consumer_create(struct shm_dev *sd,
+		struct rte_comch_consumer *cons);
+void shm_event_consumer_destroy(struct rte_comch_consumer *cons);
+/* Describe a consumer's event in its announcement. */
+void shm_event_consumer_xfer(const struct shm_consumer *c,
+		struct rte_comch_pmd_xfer *x);
+/* The checks of an arm page and a kick socket sent by a peer (or, in
+ * the primary, by a secondary for the peer): 0 or -EPROTO with @p why. */
+int shm_event_fds_check(int page_fd, int kick_fd, char *why, size_t why_len);
+/* Map the peer's waitable (arm page read-only, a duplicate of the kick
+ * socket): 0, -EPROTO with @p why, or another negative errno. */
+int shm_peer_ev_map(int page_fd, int kick_fd, struct shm_peer_ev **out,
+		char *why, size_t why_len);
+void shm_peer_ev_free(struct shm_peer_ev *pe);
+/* Event ops. */
+int shm_event_arm(struct rte_comch_dev *cdev, struct rte_comch_event *ev);
+void shm_event_disarm(struct rte_comch_dev *cdev, struct rte_comch_event *ev);
+int shm_event_wake(struct rte_comch_dev *cdev, struct rte_comch_event *ev);
+void shm_event_stats(struct rte_comch_dev *cdev,
+		const struct rte_comch_event *ev,
+		struct rte_comch_event_stats *stats);
+
 /* ------------------------------------------- comch_shm_rxtx.c */
+
+/* Kick the peer's waitable @p pe for arm word @p w, once per value of
+ * the word (any thread). */
+void shm_kick(struct shm_peer_ev *pe, uint64_t w);
+
+/* The kicker's half of the rule: the work is published; fence, then
+ * read the peer's arm word and kick if it waits for @p need. */
+static inline void
+shm_kick_check(struct shm_peer_ev *pe, uint64_t need)
+{
+	uint64_t w;
+
+	rte_smp_mb();
+	w = *pe->arm;
+	if (unlikely((w & need) != 0) &&
+	    w != __atomic_load_n(&pe->kicked, __ATOMIC_RELAXED))
+		shm_kick(pe, w);
+}
+
+/* The same for a connection's control ring, whose peer said it has
+ * events (sc->peer_events): the fence comes before the look at whether
+ * its arm page is mapped yet (see shm_event_peer_msg()). */
+static inline void
+shm_kick_conn(struct shm_conn *sc, uint64_t need)
+{
+	struct shm_peer_ev *pe;
+	uint64_t w;
+
+	rte_smp_mb();
+	pe = __atomic_load_n(&sc->peer_ev, __ATOMIC_ACQUIRE);
+	if (pe == NULL)
+		return;
+	w = *pe->arm;
+	if (unlikely((w & need) != 0) &&
+	    w != __atomic_load_n(&pe->kicked, __ATOMIC_RELAXED))
+		shm_kick(pe, w);
+}
+
 
 /* Give the slots of the last burst received back to the peer. */
 void shm_conn_confirm(struct shm_conn *sc);

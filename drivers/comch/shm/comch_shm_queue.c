@@ -64,7 +64,7 @@ shm_mem_destroy(struct rte_comch_dev *cdev __rte_unused,
 /* ---------------------------------------------------------- consumers */
 
 int
-shm_consumer_create(struct rte_comch_dev *cdev __rte_unused,
+shm_consumer_create(struct rte_comch_dev *cdev,
 		struct rte_comch_consumer *cons)
 {
 	struct shm_consumer *c = cons->fp.drv;
@@ -94,6 +94,16 @@ shm_consumer_create(struct rte_comch_dev *cdev __rte_unused,
 	}
 	c->hdr = ring;
 	c->slots = RTE_PTR_ADD(ring, sizeof(struct shm_cons_hdr));
+	/* Event mode: its arm page and kick socket. */
+	ret = shm_event_consumer_create(cdev->process_private, cons);
+	if (ret < 0) {
+		munmap(ring, c->ring_size);
+		close(c->ring_fd);
+		c->ring_fd = -1;
+		free(c->posted);
+		c->posted = NULL;
+		return ret;
+	}
 	return 0;
 }
 
@@ -118,6 +128,7 @@ shm_consumer_start(struct rte_comch_dev *cdev __rte_unused,
 	x->val[SHM_XFER_MAX_IMM_LEN] = c->max_imm_len;
 	x->val[SHM_XFER_RING_SIZE] = c->ring_size;
 	x->val[SHM_XFER_MEM_SIZE] = c->mem_size;
+	shm_event_consumer_xfer(c, x);
 	c->stopping = false;
 	c->running = true;
 	return 0;
@@ -161,6 +172,7 @@ shm_consumer_destroy(struct rte_comch_dev *cdev __rte_unused,
 {
 	struct shm_consumer *c = cons->fp.drv;
 
+	shm_event_consumer_destroy(cons);
 	munmap(c->hdr, c->ring_size);
 	close(c->ring_fd);
 	free(c->posted);

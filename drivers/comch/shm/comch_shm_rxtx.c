@@ -38,10 +38,17 @@
  * (struct shm_hazard) before it looks the mapping up, and clears it when
  * the send returns: one store each way, no fence where membarrier() is
  * available (see comch_shm_peer.c).
+ *
+ * Event mode: a side that published work for a peer that may sleep on it
+ * (a message, a freed slot, a completion) fences, reads the peer's arm
+ * word, and kicks only if it is armed for that and not kicked yet
+ * (shm_kick_check()): nothing more when the peer has no events, a fence
+ * and a read of the peer's line when it has.
  */
 
 #include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <rte_atomic.h>
 #include <rte_branch_prediction.h>
@@ -62,6 +69,24 @@ shm_slot(struct shm_mailbox_hdr *mb, const struct shm_ring_geom *g,
 			(size_t)(idx & g->mask) * g->slot_size);
 }
 
+/* ------------------------------------------------------------- kicks */
+
+void
+shm_kick(struct shm_peer_ev *pe, uint64_t w)
+{
+	uint64_t old = __atomic_load_n(&pe->kicked, __ATOMIC_RELAXED);
+	const char b = 'K';
+
+	/* One kick per value of the arm word, among this process's threads:
+	 * whoever moves kicked to it sends. A full queue means the peer has
+	 * kicks to read already; a peer that shut its socket down is gone
+	 * for our purposes: nothing here waits or fails. */
+	if (old == w || !__atomic_compare_exchange_n(&pe->kicked, &old, w,
+			false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return;
+	(void)send(pe->fd, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
 /* ------------------------------------------------------------ the rings */
 
 void
@@ -72,6 +97,9 @@ shm_conn_confirm(struct shm_conn *sc)
 	sc->rx_cons += sc->rx_held;
 	sc->rx_held = 0;
 	__atomic_store_n(&sc->remote->tx_cons, sc->rx_cons, __ATOMIC_RELEASE);
+	/* Room for a sender that sleeps until there is. */
+	if (sc->peer_events)
+		shm_kick_conn(sc, SHM_ARM_ROOM);
 }
 
 int
@@ -93,9 +121,14 @@ shm_msg_send_op(struct rte_comch_conn *conn, const void *data, uint32_t len)
 			return -ECONNRESET;
 		}
 		sc->tx_cons = cons;
-		if (sc->tx_prod - cons >= sc->tx.depth)
+		if (sc->tx_prod - cons >= sc->tx.depth) {
+			/* An armed event waits for room now. */
+			sc->tx_blocked = true;
 			return -EAGAIN;
+		}
 	}
+	if (unlikely(sc->tx_blocked))
+		sc->tx_blocked = false;
 	slot = shm_slot(sc->remote, &sc->tx, sc->tx_prod);
 	slot->len = len;
 	if (len != 0)
@@ -104,6 +137,8 @@ shm_msg_send_op(struct rte_comch_conn *conn, const void *data, uint32_t len)
 	/* Published by the sequence number in the slot itself: the receiver
 	 * polls one cache line, not an index and then the slot. */
 	__atomic_store_n(&slot->seq, sc->tx_prod, __ATOMIC_RELEASE);
+	if (sc->peer_events)
+		shm_kick_conn(sc, SHM_ARM_ARMED);
 	return 0;
 }
 
@@ -380,7 +415,7 @@ shm_fp_send(void *producer, uint32_t consumer_id,
 {
 	struct shm_producer *p = producer;
 	struct shm_conn *sc = p->sc;
-	const struct shm_remote_cons *r;
+	struct shm_remote_cons *r;
 	uint64_t off[SHM_SEND_CHUNK];
 	uint32_t blen[SHM_SEND_CHUNK];
 	uint32_t slot = RTE_COMCH_CONSUMER_SLOT(consumer_id);
@@ -451,6 +486,10 @@ shm_fp_send(void *producer, uint32_t consumer_id,
 		sent += k;
 		p->cnt.msgs += (uint64_t)k;
 	}
+	/* A consumer that sleeps until its next completion (event mode):
+	 * the completions are published, r is still ours. */
+	if (r->ev != NULL && sent > 0)
+		shm_kick_check(r->ev, SHM_ARM_ARMED);
 	/* Every slot claimed is complete, and r is not used any more. */
 	__atomic_store_n(p->hazard, 0, __ATOMIC_RELEASE);
 	return sent;

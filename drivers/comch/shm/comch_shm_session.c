@@ -65,6 +65,8 @@ shm_conn_close(struct rte_comch_dev *cdev, struct rte_comch_conn *conn)
 {
 	struct shm_conn *sc = conn->drv;
 
+	/* Nothing may look at the connection's memory from now on. */
+	shm_event_conn_close(sc);
 	/* Closing ends the application's use of the last burst. */
 	if (!sc->broken)
 		shm_conn_confirm(sc);
@@ -150,6 +152,8 @@ shm_conn_report(struct shm_conn *sc, int err, bool clean)
 		__atomic_store_n(&sc->peer_gone, true, __ATOMIC_RELAXED);
 	if (sc->server != NULL && sc->sock >= 0)
 		epoll_ctl(sc->server->epfd, EPOLL_CTL_DEL, sc->sock, NULL);
+	/* What sleeps on it here wakes up to find it lost. */
+	shm_event_conn_down(sc);
 	if (err == -EPROTO && sc->broken_why != SHM_BROKEN_LOGGED)
 		SHM_LOG(ERR, "%s: connection %u: the peer broke the ring protocol (%s); closing it",
 			shm_dev_name(sc->conn), sc->conn->id,
@@ -192,6 +196,9 @@ shm_conn_sock_event(struct shm_conn *sc)
 			   msg.type == SHM_MSG_CONSUMER_DEL) {
 			/* refuses (or fails) the connection itself */
 			ret = shm_peer_consumer_msg(sc, &msg, fds, nfds);
+		} else if (msg.type == SHM_MSG_EVENT) {
+			/* the same; closes the fds */
+			ret = shm_event_peer_msg(sc, fds, nfds);
 		} else {
 			while (nfds > 0)
 				close(fds[--nfds]);
@@ -215,6 +222,7 @@ shm_conn_orphan(struct rte_comch_dev *cdev __rte_unused,
 
 	/* For every process still using it: the link is down. */
 	__atomic_store_n(&sc->peer_gone, true, __ATOMIC_RELEASE);
+	shm_event_conn_down(sc);
 }
 
 /* -------------------------------------------------------------- servers */
@@ -226,6 +234,7 @@ shm_server_create(struct rte_comch_dev *cdev, struct rte_comch_server *srv)
 	struct shm_function *func = &sd->functions[srv->function_id];
 	struct shm_server *ss;
 	struct shm_server *other;
+	int ret;
 
 	/* Control state with fds of this process: process memory. */
 	ss = calloc(1, sizeof(*ss));
@@ -254,6 +263,11 @@ shm_server_create(struct rte_comch_dev *cdev, struct rte_comch_server *srv)
 	TAILQ_INSERT_TAIL(&func->servers, ss, next);
 	rte_spinlock_unlock(&func->lock);
 	srv->drv = ss;
+	ret = shm_event_server_create(sd, srv);
+	if (ret < 0) {
+		shm_server_destroy(cdev, srv);
+		return ret;
+	}
 	return 0;
 }
 
@@ -299,6 +313,7 @@ shm_server_destroy(struct rte_comch_dev *cdev __rte_unused,
 	ss->accepting = false;
 	rte_spinlock_unlock(&ss->func->lock);
 	shm_server_refuse_all(ss, "was destroyed");
+	shm_event_server_destroy(srv);
 	close(ss->epfd);
 	free(ss);
 	srv->drv = NULL;
@@ -355,6 +370,11 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 		shm_function_refuse(func, p->sock, RTE_LOG_WARNING, EPROTO,
 			"max_msg_size mismatch: client %u, server \"%s\" uses %u; configure both ends alike",
 			h->max_msg_size, srv->name, srv->max_msg_size);
+		return -EPROTO;
+	}
+	if (h->flags & ~SHM_F_EVENT) {
+		shm_function_refuse(func, p->sock, RTE_LOG_NOTICE, EPROTO,
+			"unknown HELLO flags 0x%x", h->flags & ~SHM_F_EVENT);
 		return -EPROTO;
 	}
 	if (h->recv_queue_len == 0 || h->recv_queue_len > SHM_MAX_RECV_QUEUE_LEN) {
@@ -420,6 +440,7 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 	sc->server = ss;
 	sc->max_peer_consumers = q->max_consumers;
 	sc->max_peer_map = q->max_map;
+	sc->peer_events = (h->flags & SHM_F_EVENT) != 0;
 
 	shm_msg_init(&msg, SHM_MSG_ACCEPT);
 	msg.accept.conn_id = conn->id;
@@ -427,6 +448,8 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 	msg.accept.mailbox_size = rx.mailbox_size;
 	msg.accept.max_consumers = q->max_consumers;
 	msg.accept.max_map = q->max_map;
+	msg.accept.flags = (srv->conf_flags & RTE_COMCH_F_EVENT) ?
+		SHM_F_EVENT : 0;
 	ret = shm_msg_send(p->sock, &msg, my_fd);
 	close(my_fd);
 	if (ret == 0) {
@@ -447,6 +470,11 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 		goto err_quota;
 	}
 	p->sock = -1; /* now owned by the connection */
+	/* Event mode: after ACCEPT, EVENT (a failure loses the connection
+	 * at the next poll). */
+	ret = shm_event_conn_open(cdev->process_private, sc);
+	if (ret < 0)
+		shm_conn_fail_local(sc, ret, "cannot create event fds");
 	rte_comch_pmd_server_connected(srv, conn);
 	return 0;
 
@@ -506,17 +534,22 @@ shm_server_poll(struct rte_comch_dev *cdev, struct rte_comch_server *srv)
 /* -------------------------------------------------------------- clients */
 
 int
-shm_client_create(struct rte_comch_dev *cdev __rte_unused,
-		struct rte_comch_client *cli)
+shm_client_create(struct rte_comch_dev *cdev, struct rte_comch_client *cli)
 {
 	struct shm_client *sh;
+	int ret;
 
 	sh = calloc(1, sizeof(*sh));
 	if (sh == NULL)
 		return -ENOMEM;
 	sh->sock = -1;
 	cli->drv = sh;
-	return 0;
+	ret = shm_event_client_create(cdev->process_private, cli);
+	if (ret < 0) {
+		free(sh);
+		cli->drv = NULL;
+	}
+	return ret;
 }
 
 void
@@ -538,6 +571,7 @@ void
 shm_client_destroy(struct rte_comch_dev *cdev, struct rte_comch_client *cli)
 {
 	shm_client_abort(cdev, cli);
+	shm_event_client_destroy(cli);
 	free(cli->drv);
 	cli->drv = NULL;
 }
@@ -601,6 +635,8 @@ shm_client_start(struct rte_comch_dev *cdev, struct rte_comch_client *cli)
 	msg.hello.max_msg_size = cli->max_msg_size;
 	msg.hello.recv_queue_len = sh->rx.depth;
 	msg.hello.mailbox_size = sh->rx.mailbox_size;
+	msg.hello.flags = (cli->conf_flags & RTE_COMCH_F_EVENT) ?
+		SHM_F_EVENT : 0;
 	ret = shm_msg_send(sh->sock, &msg, fd);
 	close(fd);
 	if (ret < 0)
@@ -630,7 +666,7 @@ shm_client_accepted(struct rte_comch_dev *cdev, struct rte_comch_client *cli,
 	if (a->recv_queue_len == 0 ||
 	    a->recv_queue_len > SHM_MAX_RECV_QUEUE_LEN ||
 	    a->max_consumers == 0 || a->max_consumers > RTE_COMCH_MAX_FP_OBJECTS ||
-	    a->max_map == 0) {
+	    a->max_map == 0 || (a->flags & ~SHM_F_EVENT) != 0) {
 		SHM_LOG(ERR, "%s: malformed ACCEPT from the DPU",
 			cdev->data->dev_name);
 		close(fd);
@@ -666,8 +702,13 @@ shm_client_accepted(struct rte_comch_dev *cdev, struct rte_comch_client *cli,
 	/* The DPU is not limited by us (beyond the protocol's bounds). */
 	sc->max_peer_consumers = RTE_COMCH_MAX_FP_OBJECTS;
 	sc->max_peer_map = UINT64_MAX;
+	sc->peer_events = (a->flags & SHM_F_EVENT) != 0;
 	sh->sock = -1;       /* owned by the connection now */
 	sh->mailbox = NULL;
+	/* Event mode: EVENT after our HELLO (a failure loses the connection
+	 * at the next poll). */
+	if (shm_event_conn_open(cdev->process_private, sc) < 0)
+		shm_conn_fail_local(sc, -ENOMEM, "cannot create event fds");
 	rte_comch_pmd_client_connected(cli, conn);
 }
 
