@@ -785,6 +785,7 @@ main(int argc __rte_unused, char **argv)
 	struct rte_comch_server_conf conf = { .name = "evil",
 		.connect_cb = on_connect, .disconnect_cb = on_disconnect,
 		.consumer_event_cb = on_consumer };
+	static char fds_before[2048], fds_after[2048];
 	int fds0, fds1, failed = 0;
 	size_t i;
 
@@ -796,6 +797,7 @@ main(int argc __rte_unused, char **argv)
 	if (srv == NULL || rte_comch_server_start(srv) < 0)
 		return 1;
 	fds0 = test_count_fds();
+	test_describe_fds(fds_before, sizeof(fds_before));
 	for (i = 0; i < RTE_DIM(cases); i++) {
 		int ret = run_case(cases[i].name, cases[i].fn);
 
@@ -806,7 +808,9 @@ main(int argc __rte_unused, char **argv)
 	 * thread): wait for that, then nothing may be left */
 	fds1 = wait_fds(fds0);
 	if (fds1 != fds0) {
-		printf("FAILED: %d fds before, %d after\n", fds0, fds1);
+		test_describe_fds(fds_after, sizeof(fds_after));
+		printf("FAILED: %d fds before, %d after\n  before: %s\n  after: %s\n",
+			fds0, fds1, fds_before, fds_after);
 		failed++;
 	}
 	rte_comch_server_stop(srv);
