@@ -200,8 +200,18 @@ DOCA_EXPERIMENTAL
 doca_error_t doca_comch_client_task_send_alloc_init(struct doca_comch_client *comch_client,
 						    struct doca_comch_connection *peer, const void *msg,
 						    uint32_t len, struct doca_comch_task_send **task);
+/* The generic task of a typed one. Inline (the task starts with it): it
+ * runs once per message. The library exports it too. */
+#ifndef DOCA_COMPAT_BUILDING
+static inline struct doca_task *
+doca_comch_task_send_as_task(struct doca_comch_task_send *task)
+{
+	return (struct doca_task *)(void *)task;
+}
+#else
 DOCA_EXPERIMENTAL
 struct doca_task *doca_comch_task_send_as_task(struct doca_comch_task_send *task);
+#endif
 
 /* ------------------------------------------------------------ msg events */
 

@@ -105,8 +105,18 @@ DOCA_EXPERIMENTAL
 const uint8_t *doca_comch_consumer_task_post_recv_get_imm_data(const struct doca_comch_consumer_task_post_recv *task);
 DOCA_EXPERIMENTAL
 uint32_t doca_comch_consumer_task_post_recv_get_imm_data_len(const struct doca_comch_consumer_task_post_recv *task);
+/* The generic task of a typed one. Inline (the task starts with it): it
+ * runs once per message. The library exports it too. */
+#ifndef DOCA_COMPAT_BUILDING
+static inline struct doca_task *
+doca_comch_consumer_task_post_recv_as_task(struct doca_comch_consumer_task_post_recv *task)
+{
+	return (struct doca_task *)(void *)task;
+}
+#else
 DOCA_EXPERIMENTAL
 struct doca_task *doca_comch_consumer_task_post_recv_as_task(struct doca_comch_consumer_task_post_recv *task);
+#endif
 
 #ifdef __cplusplus
 }

@@ -96,8 +96,18 @@ uint32_t doca_comch_producer_task_send_get_imm_data_len(const struct doca_comch_
 DOCA_EXPERIMENTAL
 void doca_comch_producer_task_send_set_imm_data(struct doca_comch_producer_task_send *task,
 						const uint8_t *imm_data, uint32_t imm_data_len);
+/* The generic task of a typed one. Inline (the task starts with it): it
+ * runs once per message. The library exports it too. */
+#ifndef DOCA_COMPAT_BUILDING
+static inline struct doca_task *
+doca_comch_producer_task_send_as_task(struct doca_comch_producer_task_send *task)
+{
+	return (struct doca_task *)(void *)task;
+}
+#else
 DOCA_EXPERIMENTAL
 struct doca_task *doca_comch_producer_task_send_as_task(struct doca_comch_producer_task_send *task);
+#endif
 
 #ifdef __cplusplus
 }

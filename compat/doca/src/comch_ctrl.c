@@ -100,6 +100,11 @@ doca_comch_cap_client_is_supported(const struct doca_devinfo *devinfo)
 static void
 dcc_send_queue(struct doca_comch_task_send *t)
 {
+	struct dc_task_pool *pool = t->base.pool;
+	struct dcc_common *c = container_of(pool->ctx, struct dcc_common, ctx);
+	size_t idx = (size_t)((char *)t - pool->mem) / sizeof(*t);
+
+	t->copy = c->send_copies + idx * c->eff_msg_size;
 	if (!t->copied) {
 		if (t->len != 0)
 			memcpy(t->copy, t->msg, t->len);
@@ -116,13 +121,13 @@ dcc_send_submit(struct doca_task *task)
 	struct doca_comch_connection *conn = t->conn;
 	int ret;
 
-	if (conn->released)
+	if (unlikely(conn->released))
 		return DOCA_ERROR_NOT_CONNECTED;
-	if (conn->lost) {
+	if (unlikely(conn->lost)) {
 		dc_task_complete(task, DOCA_ERROR_CONNECTION_RESET);
 		return DOCA_SUCCESS;
 	}
-	if (!TAILQ_EMPTY(&conn->pending)) {
+	if (unlikely(!TAILQ_EMPTY(&conn->pending))) {
 		dcc_send_queue(t);   /* keep the order */
 		return DOCA_SUCCESS;
 	}
@@ -192,27 +197,24 @@ dcc_send_alloc(struct dcc_common *c, struct doca_comch_connection *peer, const v
 	struct doca_comch_task_send *t;
 	struct doca_task *base;
 	doca_error_t ret;
-	size_t idx;
 
-	if (peer == NULL || task == NULL || (msg == NULL && len != 0))
+	if (unlikely(peer == NULL || task == NULL || (msg == NULL && len != 0)))
 		return DOCA_ERROR_INVALID_VALUE;
-	if (c->send_pool == NULL) {
+	if (unlikely(c->send_pool == NULL)) {
 		DC_ERR("%s: send: no send tasks (call *_task_send_set_conf() before starting)", c->ctx.ops->name);
 		return DOCA_ERROR_BAD_STATE;
 	}
-	if (len > c->eff_msg_size) {
+	if (unlikely(len > c->eff_msg_size)) {
 		DC_ERR("%s: send: %u bytes, above the maximum message size %u", c->ctx.ops->name, len,
 		       c->eff_msg_size);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (peer->released)
+	if (unlikely(peer->released))
 		return DOCA_ERROR_NOT_CONNECTED;
 	ret = dc_task_alloc(c->send_pool, &base);
-	if (ret != DOCA_SUCCESS)
+	if (unlikely(ret != DOCA_SUCCESS))
 		return ret;
 	t = (struct doca_comch_task_send *)base;
-	idx = (size_t)((char *)t - c->send_pool->mem) / sizeof(*t);
-	t->copy = c->send_copies + idx * c->eff_msg_size;
 	t->conn = peer;
 	t->msg = msg;
 	t->len = len;
@@ -379,13 +381,20 @@ static void
 dcc_on_msg(struct rte_comch_conn *rc, const struct rte_comch_msg *msg, void *arg)
 {
 	struct dcc_common *c = arg;
-	struct doca_comch_connection *conn = dcc_conn_of(rc);
+	struct doca_comch_connection *conn;
 	union {
 		const void *in;
 		uint8_t *out;
 	} data = { .in = msg->data };
 
-	if (conn != NULL && c->recv_cb != NULL)
+	if (likely(rc == c->last_rc)) {
+		conn = c->last_conn;
+	} else {
+		conn = dcc_conn_of(rc);
+		c->last_rc = rc;
+		c->last_conn = conn;
+	}
+	if (likely(conn != NULL && c->recv_cb != NULL))
 		c->recv_cb(&dcc_msg_event, data.out, msg->len, conn);
 }
 
@@ -484,6 +493,7 @@ dcc_server_of(struct doca_ctx *ctx)
 static void
 dcc_server_released(struct doca_comch_server *s, struct doca_comch_connection *conn)
 {
+	s->c.last_rc = NULL;
 	conn->released = true;
 	TAILQ_REMOVE(&s->conns, conn, next);
 	TAILQ_INSERT_TAIL(&s->released, conn, next);
@@ -868,6 +878,7 @@ dcc_on_client_state(struct rte_comch_client *cli, enum rte_comch_state prev, enu
 	struct doca_comch_connection *conn;
 
 	if (next == RTE_COMCH_STATE_RUNNING) {
+		c->c.last_rc = NULL;
 		free(c->conn);
 		c->conn = NULL;
 		conn = dcc_conn_new(rte_comch_client_conn(cli));
@@ -938,6 +949,7 @@ dcc_client_start(struct doca_ctx *ctx)
 static void
 dcc_client_teardown(struct doca_comch_client *c)
 {
+	c->c.last_rc = NULL;
 	if (c->rte != NULL) {
 		if (rte_comch_client_state(c->rte, NULL) != RTE_COMCH_STATE_IDLE)
 			rte_comch_client_stop(c->rte);

@@ -155,39 +155,57 @@ dcc_bounce(const struct doca_comch_consumer *c, const char *dst)
 	return (char *)rte_comch_mem_addr(c->mem) + (dst - (const char *)c->mmap->addr);
 }
 
+/* Hand the staged posts to lib/comch, in order, as one burst per 32. Room
+ * is always there: lib/comch holds nb_posts = the number of tasks. */
+static void
+dcc_consumer_flush(struct doca_comch_consumer *c)
+{
+	void *bufs[DCC_POLL_BURST];
+	uint32_t lens[DCC_POLL_BURST];
+	uint32_t n, i;
+	int ret;
+
+	while ((n = c->head - c->staged) != 0) {
+		if (n > DCC_POLL_BURST)
+			n = DCC_POLL_BURST;
+		for (i = 0; i < n; i++) {
+			struct doca_comch_consumer_task_post_recv *t =
+				c->posted[(c->staged + i) & (c->ring_size - 1)];
+
+			bufs[i] = t->bounce;
+			lens[i] = t->room;
+		}
+		ret = rte_comch_consumer_post_burst(c->rte, bufs, lens, (uint16_t)n);
+		if (ret <= 0) {
+			/* Lost (the next poll completes them all) or a bug. */
+			if (ret != -ECONNRESET)
+				DC_ERR("comch consumer %u: posting failed: %d", c->id, ret);
+			return;
+		}
+		c->staged += (uint32_t)ret;
+	}
+}
+
 static doca_error_t
 dcc_post_submit(struct doca_task *task)
 {
 	struct doca_comch_consumer_task_post_recv *t = (struct doca_comch_consumer_task_post_recv *)task;
 	struct doca_comch_consumer *c = dcc_consumer_of(task->pool->ctx);
 	struct doca_buf *buf = t->buf;
-	uint64_t room;
-	uint32_t len;
-	void *bounce;
-	int ret;
 
-	t->dst = buf->data + buf->data_len;
-	room = (uint64_t)(buf->head + buf->len - t->dst);
-	if (buf->mmap != c->mmap) {
+	if (unlikely(buf->mmap != c->mmap)) {
 		DC_ERR("comch consumer %u: post: the buffer is not of the consumer's mmap", c->id);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	len = (uint32_t)RTE_MIN(room, (uint64_t)(1U << 30));
-	bounce = dcc_bounce(c, t->dst);
-	ret = rte_comch_consumer_post_burst(c->rte, &bounce, &len, 1);
-	if (likely(ret == 1)) {
-		c->posted[c->head++ & (c->ring_size - 1)] = t;
-		t->producer_id = 0;
-		t->imm_len = 0;
-		return DOCA_SUCCESS;
-	}
-	if (ret == 0)
-		return DOCA_ERROR_AGAIN;
-	if (ret == -ECONNRESET) {
-		dc_task_complete(task, DOCA_ERROR_CONNECTION_RESET);
-		return DOCA_SUCCESS;
-	}
-	return dc_errno(ret);
+	t->dst = buf->data + buf->data_len;
+	t->room = (uint32_t)RTE_MIN((uint64_t)(buf->head + buf->len - t->dst), (uint64_t)(1U << 30));
+	t->bounce = dcc_bounce(c, t->dst);
+	t->producer_id = 0;
+	t->imm_len = 0;
+	c->posted[c->head++ & (c->ring_size - 1)] = t;
+	if (c->head - c->staged >= DCC_POLL_BURST)
+		dcc_consumer_flush(c);
+	return DOCA_SUCCESS;
 }
 
 static void
@@ -234,7 +252,7 @@ dcc_consumer_start(struct doca_ctx *ctx)
 		return ret;
 	c->ring_size = rte_align32pow2(c->fp.conf.num);
 	c->posted = calloc(c->ring_size, sizeof(*c->posted));
-	c->head = c->tail = 0;
+	c->head = c->tail = c->staged = 0;
 	c->mem = rte_comch_mem_create(dcc_fp_dev_id(&c->fp), c->mmap->len, SOCKET_ID_ANY);
 	if (c->posted == NULL || c->mem == NULL) {
 		DC_ERR("comch consumer: cannot register %zu bytes for the peer: %s", c->mmap->len,
@@ -278,6 +296,8 @@ dcc_consumer_progress(struct doca_ctx *ctx)
 	}
 	if (c->rte == NULL || c->head == c->tail)
 		return 0;
+	if (c->staged != c->head)
+		dcc_consumer_flush(c);
 	n = rte_comch_consumer_poll_burst(c->rte, cpl, DCC_POLL_BURST);
 	if (n < 0) {
 		/* The connection is lost and every written buffer came back:
@@ -285,6 +305,7 @@ dcc_consumer_progress(struct doca_ctx *ctx)
 		while (c->tail != c->head)
 			dc_task_complete(&c->posted[c->tail++ & (c->ring_size - 1)]->base,
 					 DOCA_ERROR_CONNECTION_RESET);
+		c->staged = c->head;
 		return 1;
 	}
 	for (i = 0; i < n; i++) {
@@ -313,6 +334,9 @@ dcc_consumer_stop(struct doca_ctx *ctx)
 {
 	struct doca_comch_consumer *c = dcc_consumer_of(ctx);
 
+	/* Staged posts go first, to come back cancelled in order. */
+	if (c->rte != NULL && c->staged != c->head)
+		dcc_consumer_flush(c);
 	if (c->rte != NULL && rte_comch_consumer_state(c->rte) == RTE_COMCH_STATE_RUNNING)
 		rte_comch_consumer_stop(c->rte);
 	if (ctx->state == DOCA_CTX_STATE_STARTING) {

@@ -59,6 +59,9 @@ struct dcc_common {
 	struct dc_task_pool *send_pool;
 	uint8_t *send_copies;    /* send_conf.num x max message size */
 	uint32_t eff_msg_size;   /* the size in use (device default resolved) */
+	/* The connection of the last message (saves a lookup per message). */
+	const struct rte_comch_conn *last_rc;
+	struct doca_comch_connection *last_conn;
 };
 
 struct doca_comch_server {
@@ -95,6 +98,8 @@ struct doca_comch_consumer_task_post_recv {
 	uint32_t imm_len;
 	uint8_t imm[RTE_COMCH_IMM_DATA_MAX];
 	char *dst;               /* where the data goes: the buffer's tail */
+	void *bounce;            /* the same offset in the consumer's region */
+	uint32_t room;           /* bytes posted */
 };
 
 struct doca_comch_consumer {
@@ -107,7 +112,11 @@ struct doca_comch_consumer {
 	/* ... into the same offsets as the posted buffers in the mmap. */
 	struct doca_comch_consumer_task_post_recv **posted;   /* ring, posting order */
 	uint32_t ring_size;      /* power of two >= conf.num */
-	uint32_t head, tail;     /* posted[tail .. head) are with the peer */
+	uint32_t head, tail;     /* posted[tail .. head) are submitted */
+	/* posted[tail .. staged) are with the peer; posted[staged .. head)
+	 * are submitted and go to lib/comch in one burst at the next progress
+	 * (or when a burst is full), as a doorbell would batch them. */
+	uint32_t staged;
 };
 
 struct doca_comch_producer_task_send {

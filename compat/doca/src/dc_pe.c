@@ -19,15 +19,6 @@
 #include "dc_priv.h"
 #include "dc_wait.h"
 
-struct doca_pe {
-	TAILQ_HEAD(, doca_ctx) ctxs;
-	struct doca_task *cq_head;       /* completions, oldest first */
-	struct doca_task *cq_tail;
-	uint32_t cq_len;
-	struct dc_wait *wait;            /* notification handle */
-	bool in_progress;
-};
-
 /* ------------------------------------------------------- state machine */
 
 /* The vendor's context states and what moves between them. */
@@ -46,15 +37,6 @@ static const struct {
 	{ DOCA_CTX_STATE_RUNNING, DC_EV_FATAL, DOCA_CTX_STATE_STOPPING },
 	{ DOCA_CTX_STATE_STOPPING, DC_EV_DRAINED, DOCA_CTX_STATE_IDLE },
 	{ DOCA_CTX_STATE_STOPPING, DC_EV_STOP_DONE, DOCA_CTX_STATE_IDLE },
-};
-
-/* What the application may do in each state: configure and destroy when
- * idle; allocate and submit tasks when running; stop unless idle. */
-static const uint32_t dc_ctx_allowed[] = {
-	[DOCA_CTX_STATE_IDLE] = DC_OP_CONFIGURE | DC_OP_START | DC_OP_DESTROY,
-	[DOCA_CTX_STATE_STARTING] = DC_OP_STOP,
-	[DOCA_CTX_STATE_RUNNING] = DC_OP_STOP | DC_OP_ALLOC | DC_OP_SUBMIT,
-	[DOCA_CTX_STATE_STOPPING] = DC_OP_STOP,
 };
 
 static const char *
@@ -83,12 +65,6 @@ dc_ctx_allowed_ops(enum doca_ctx_states state)
 }
 
 DC_EXPORT bool
-dc_ctx_allows(const struct doca_ctx *ctx, enum dc_ctx_op op)
-{
-	return (dc_ctx_allowed_ops(ctx->state) & op) != 0;
-}
-
-DC_EXPORT bool
 dc_ctx_event(struct doca_ctx *ctx, enum dc_ctx_event ev)
 {
 	enum doca_ctx_states prev = ctx->state;
@@ -99,6 +75,8 @@ dc_ctx_event(struct doca_ctx *ctx, enum dc_ctx_event ev)
 		       ctx->ops->name, (int)ev, dc_state_name(prev));
 		return false;
 	}
+	if (ctx->pe != NULL)
+		ctx->pe->nb_stopping += (next == DOCA_CTX_STATE_STOPPING) - (prev == DOCA_CTX_STATE_STOPPING);
 	ctx->state = (enum doca_ctx_states)next;
 	if (ctx->state_cb != NULL)
 		ctx->state_cb(ctx->user_data, ctx, prev, ctx->state);
@@ -255,41 +233,6 @@ dc_task_pool_free(struct dc_task_pool *pool)
 }
 
 DC_EXPORT doca_error_t
-dc_task_alloc(struct dc_task_pool *pool, struct doca_task **task)
-{
-	struct doca_task *t;
-
-	if (!dc_ctx_allows(pool->ctx, DC_OP_ALLOC))
-		return DOCA_ERROR_BAD_STATE;
-	t = pool->free;
-	if (t == NULL)
-		return DOCA_ERROR_NO_MEMORY;
-	pool->free = t->next;
-	pool->nb_free--;
-	t->next = NULL;
-	t->state = DC_TASK_ALLOCATED;
-	t->status = DOCA_SUCCESS;
-	t->user_data.u64 = 0;
-	*task = t;
-	return DOCA_SUCCESS;
-}
-
-DC_EXPORT void
-dc_task_complete(struct doca_task *task, doca_error_t status)
-{
-	struct doca_pe *pe = task->pool->ctx->pe;
-
-	task->status = status;
-	task->next = NULL;
-	if (pe->cq_tail != NULL)
-		pe->cq_tail->next = task;
-	else
-		pe->cq_head = task;
-	pe->cq_tail = task;
-	pe->cq_len++;
-}
-
-DC_EXPORT doca_error_t
 doca_task_submit(struct doca_task *task)
 {
 	struct doca_ctx *ctx;
@@ -416,12 +359,6 @@ doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx)
 	return DOCA_SUCCESS;
 }
 
-DC_EXPORT bool
-dc_pe_has_completions(const struct doca_pe *pe)
-{
-	return pe->cq_head != NULL;
-}
-
 /* Run the callbacks of the completions queued before this call; those
  * queued by the callbacks themselves wait for the next progress. */
 static int
@@ -464,11 +401,14 @@ doca_pe_progress(struct doca_pe *pe)
 		if (ctx->state != DOCA_CTX_STATE_IDLE)
 			n += ctx->ops->progress(ctx);
 	}
-	n += dc_pe_drain(pe);
-	DC_TAILQ_FOREACH_SAFE(ctx, &pe->ctxs, pe_next, tmp) {
-		if (ctx->state == DOCA_CTX_STATE_STOPPING && ctx->ops->drained(ctx)) {
-			dc_ctx_event(ctx, DC_EV_DRAINED);
-			n++;
+	if (pe->cq_head != NULL)
+		n += dc_pe_drain(pe);
+	if (pe->nb_stopping != 0) {
+		DC_TAILQ_FOREACH_SAFE(ctx, &pe->ctxs, pe_next, tmp) {
+			if (ctx->state == DOCA_CTX_STATE_STOPPING && ctx->ops->drained(ctx)) {
+				dc_ctx_event(ctx, DC_EV_DRAINED);
+				n++;
+			}
 		}
 	}
 	pe->in_progress = false;

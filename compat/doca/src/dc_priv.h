@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <sys/queue.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_comch.h>
 
 #include <doca_buf.h>
@@ -247,12 +248,39 @@ struct doca_ctx {
 	uint32_t inflight;               /* submitted tasks not yet called back */
 };
 
+/* The progress engine (dc_pe.c); here for the inline functions below. */
+struct dc_wait;
+struct doca_pe {
+	TAILQ_HEAD(, doca_ctx) ctxs;
+	struct doca_task *cq_head;       /* completions, oldest first */
+	struct doca_task *cq_tail;
+	uint32_t cq_len;
+	uint32_t nb_stopping;            /* contexts in the stopping state */
+	struct dc_wait *wait;            /* notification handle */
+	bool in_progress;
+};
+
+/* What the application may do to a context in each state: configure and
+ * destroy when idle; allocate and submit tasks when running; stop unless
+ * idle. (The transitions are in dc_pe.c.) */
+static const uint32_t dc_ctx_allowed[] = {
+	[DOCA_CTX_STATE_IDLE] = DC_OP_CONFIGURE | DC_OP_START | DC_OP_DESTROY,
+	[DOCA_CTX_STATE_STARTING] = DC_OP_STOP,
+	[DOCA_CTX_STATE_RUNNING] = DC_OP_STOP | DC_OP_ALLOC | DC_OP_SUBMIT,
+	[DOCA_CTX_STATE_STOPPING] = DC_OP_STOP,
+};
+
+/* Whether @p op is allowed in the context's state. */
+static inline bool
+dc_ctx_allows(const struct doca_ctx *ctx, enum dc_ctx_op op)
+{
+	return (unsigned int)ctx->state < 4 && (dc_ctx_allowed[ctx->state] & op) != 0;
+}
+
 DC_EXPORT void dc_ctx_init(struct doca_ctx *ctx, const struct dc_ctx_ops *ops);
 /* Apply @p ev and run the state callback. false (logged) if @p ev is not
  * allowed in the current state: a bug of the layer. */
 DC_EXPORT bool dc_ctx_event(struct doca_ctx *ctx, enum dc_ctx_event ev);
-/* Whether @p op is allowed in the context's state. */
-DC_EXPORT bool dc_ctx_allows(const struct doca_ctx *ctx, enum dc_ctx_op op);
 /* Disconnect a context from its engine (its destroy). */
 DC_EXPORT void dc_ctx_fini(struct doca_ctx *ctx);
 /* The transition table, for the state machine test. */
@@ -265,12 +293,48 @@ DC_EXPORT struct dc_task_pool *dc_task_pool_create(struct doca_ctx *ctx, const s
 						   const struct dc_task_conf *conf);
 DC_EXPORT void dc_task_pool_free(struct dc_task_pool *pool);
 /* DOCA_ERROR_NO_MEMORY when every task is in use, DOCA_ERROR_BAD_STATE
- * when the context does not allow allocating. */
-DC_EXPORT doca_error_t dc_task_alloc(struct dc_task_pool *pool, struct doca_task **task);
-/* A submitted task is done: its callback runs from the next progress. */
-DC_EXPORT void dc_task_complete(struct doca_task *task, doca_error_t status);
+ * when the context does not allow allocating. Inline: once per message. */
+static inline doca_error_t
+dc_task_alloc(struct dc_task_pool *pool, struct doca_task **task)
+{
+	struct doca_task *t;
 
-/* The engine's lock-free check for completions waiting. */
-DC_EXPORT bool dc_pe_has_completions(const struct doca_pe *pe);
+	if (unlikely(!dc_ctx_allows(pool->ctx, DC_OP_ALLOC)))
+		return DOCA_ERROR_BAD_STATE;
+	t = pool->free;
+	if (unlikely(t == NULL))
+		return DOCA_ERROR_NO_MEMORY;
+	pool->free = t->next;
+	pool->nb_free--;
+	t->next = NULL;
+	t->state = DC_TASK_ALLOCATED;
+	t->status = DOCA_SUCCESS;
+	t->user_data.u64 = 0;
+	*task = t;
+	return DOCA_SUCCESS;
+}
+
+/* A submitted task is done: its callback runs from the next progress. */
+static inline void
+dc_task_complete(struct doca_task *task, doca_error_t status)
+{
+	struct doca_pe *pe = task->pool->ctx->pe;
+
+	task->status = status;
+	task->next = NULL;
+	if (pe->cq_tail != NULL)
+		pe->cq_tail->next = task;
+	else
+		pe->cq_head = task;
+	pe->cq_tail = task;
+	pe->cq_len++;
+}
+
+/* Completions waiting for the engine's next progress? */
+static inline bool
+dc_pe_has_completions(const struct doca_pe *pe)
+{
+	return pe->cq_head != NULL;
+}
 
 #endif /* DC_PRIV_H */
