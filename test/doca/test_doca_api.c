@@ -201,6 +201,17 @@ test_devices(void)
 	CHECK_OK(doca_devinfo_rep_is_equal_pci_addr(reps[0], "03:00.1", &eq));
 	CHECK(eq == 1, "first rep");
 	CHECK_OK(doca_dev_rep_open(reps[0], &rep));
+	{
+		struct doca_pci_bdf bdf = { .raw = 0 };
+
+		/* the older generations' address form */
+		bdf.bus = 3;
+		bdf.function = 1;
+		CHECK_OK(doca_devinfo_rep_get_is_pci_addr_equal(reps[0], &bdf, &eq));
+		CHECK(eq == 1, "bdf 03:00.1");
+		CHECK_OK(doca_devinfo_get_pci_addr(doca_dev_as_devinfo(dpu), &bdf));
+		CHECK(bdf.bus == 3 && bdf.device == 0 && bdf.function == 0, "bdf of the DPU");
+	}
 	doca_devinfo_rep_destroy_list(reps);
 	doca_devinfo_destroy_list(list);
 	return 0;

@@ -66,7 +66,7 @@ done
 inc=$(pkg-config --variable=includedir doca-common)/doca
 for h in doca_argp.h doca_buf.h doca_buf_inventory.h doca_cc.h doca_cc_consumer.h doca_cc_producer.h \
 	 doca_comch.h doca_comch_consumer.h doca_comch_producer.h doca_comm_channel.h doca_ctx.h \
-	 doca_dev.h doca_error.h doca_log.h doca_mmap.h doca_pe.h doca_types.h; do
+	 doca_dev.h doca_error.h doca_log.h doca_mmap.h doca_pe.h doca_types.h doca_version.h; do
 	[ -f "$inc/$h" ] || fail "$h not installed in $inc"
 done
 libdir=$(pkg-config --variable=libdir doca-comch)

@@ -99,6 +99,19 @@ DOCA_STABLE
 doca_error_t doca_devinfo_rep_is_equal_pci_addr(const struct doca_devinfo_rep *devinfo_rep,
 						const char *pci_addr_str, uint8_t *is_equal);
 
+/* The same with a struct doca_pci_bdf (older generations; domain 0). */
+DOCA_STABLE
+doca_error_t doca_devinfo_get_pci_addr(const struct doca_devinfo *devinfo, struct doca_pci_bdf *pci_addr);
+DOCA_STABLE
+doca_error_t doca_devinfo_get_is_pci_addr_equal(const struct doca_devinfo *devinfo,
+						const struct doca_pci_bdf *pci_addr, uint8_t *is_equal);
+DOCA_STABLE
+doca_error_t doca_devinfo_rep_get_pci_addr(const struct doca_devinfo_rep *devinfo_rep,
+					   struct doca_pci_bdf *pci_addr);
+DOCA_STABLE
+doca_error_t doca_devinfo_rep_get_is_pci_addr_equal(const struct doca_devinfo_rep *devinfo_rep,
+						    const struct doca_pci_bdf *pci_addr, uint8_t *is_equal);
+
 /* Names: "comch_emu<N>" for both (an emulated device has no netdev). */
 DOCA_STABLE
 doca_error_t doca_devinfo_get_ibdev_name(const struct doca_devinfo *devinfo, char *ibdev_name,

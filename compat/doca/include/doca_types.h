@@ -39,6 +39,22 @@ enum doca_access_flag {
 	DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING = (1 << 6),
 };
 
+/* A PCI bus/device/function, as the older generations pass addresses
+ * (the domain is 0). */
+#define PCI_FUNCTION_MAX_VALUE 8
+#define PCI_DEVICE_MAX_VALUE 32
+#define PCI_BUS_MAX_VALUE 256
+struct doca_pci_bdf {
+	union {
+		uint16_t raw;
+		struct {
+			uint16_t function : 3;
+			uint16_t device : 5;
+			uint16_t bus : 8;
+		};
+	};
+};
+
 #ifdef __cplusplus
 }
 #endif

@@ -654,6 +654,59 @@ doca_devinfo_rep_is_equal_pci_addr(const struct doca_devinfo_rep *devinfo_rep, c
 	return dc_pci_equal(devinfo_rep->pci, pci_addr_str, is_equal);
 }
 
+static doca_error_t
+dc_bdf_get(const char *mine, struct doca_pci_bdf *bdf)
+{
+	unsigned int dom, bus, dev, fn;
+
+	if (bdf == NULL || sscanf(mine, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
+		return DOCA_ERROR_INVALID_VALUE;
+	bdf->raw = 0;
+	bdf->bus = (uint16_t)bus;
+	bdf->device = (uint16_t)dev;
+	bdf->function = (uint16_t)fn;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t
+dc_bdf_equal(const char *mine, const struct doca_pci_bdf *bdf, uint8_t *is_equal)
+{
+	struct doca_pci_bdf m;
+
+	if (bdf == NULL || is_equal == NULL || dc_bdf_get(mine, &m) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
+	/* An older program cannot name a domain: only domain 0 matches. */
+	*is_equal = strncmp(mine, "0000:", 5) == 0 && m.raw == bdf->raw;
+	return DOCA_SUCCESS;
+}
+
+DC_EXPORT doca_error_t
+doca_devinfo_get_pci_addr(const struct doca_devinfo *devinfo, struct doca_pci_bdf *pci_addr)
+{
+	return devinfo != NULL ? dc_bdf_get(devinfo->pci, pci_addr) : DOCA_ERROR_INVALID_VALUE;
+}
+
+DC_EXPORT doca_error_t
+doca_devinfo_get_is_pci_addr_equal(const struct doca_devinfo *devinfo, const struct doca_pci_bdf *pci_addr,
+				   uint8_t *is_equal)
+{
+	return devinfo != NULL ? dc_bdf_equal(devinfo->pci, pci_addr, is_equal) : DOCA_ERROR_INVALID_VALUE;
+}
+
+DC_EXPORT doca_error_t
+doca_devinfo_rep_get_pci_addr(const struct doca_devinfo_rep *devinfo_rep, struct doca_pci_bdf *pci_addr)
+{
+	return devinfo_rep != NULL ? dc_bdf_get(devinfo_rep->pci, pci_addr) : DOCA_ERROR_INVALID_VALUE;
+}
+
+DC_EXPORT doca_error_t
+doca_devinfo_rep_get_is_pci_addr_equal(const struct doca_devinfo_rep *devinfo_rep,
+				       const struct doca_pci_bdf *pci_addr, uint8_t *is_equal)
+{
+	return devinfo_rep != NULL ? dc_bdf_equal(devinfo_rep->pci, pci_addr, is_equal) :
+				     DOCA_ERROR_INVALID_VALUE;
+}
+
 DC_EXPORT doca_error_t
 doca_devinfo_get_ibdev_name(const struct doca_devinfo *devinfo, char *ibdev_name, uint32_t size)
 {

@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <doca_version.h>
+
 #include "dc_priv.h"
 
 static const struct {
@@ -348,4 +350,18 @@ dc_log(uint32_t level, const char *fmt, ...)
 		dc_print(stderr, level, "COMCH_COMPAT", 0, "doca", fmt, ap);
 		va_end(ap);
 	}
+}
+
+/* -------------------------------------------------------------- version */
+
+DC_EXPORT const char *
+doca_version(void)
+{
+	return DOCA_VERSION_STRING;
+}
+
+DC_EXPORT const char *
+doca_version_runtime(void)
+{
+	return DOCA_VERSION_STRING;
 }
