@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include <rte_comch.h>
+#include <rte_cycles.h>
 #include <rte_memory.h>
 
 #include <doca_buf.h>
@@ -65,6 +66,10 @@
 	DIE("%s: %s", #x, doca_error_get_name(e_)); } while (0)
 
 static uint64_t n_msgs = 200000;
+/* Local mode splits the work by side, in TSC cycles: the sending side
+ * (send, its completions) and the receiving side (delivery, repost). */
+static uint64_t tsc_send, tsc_recv;
+#define SIDE(acc, stmt) do { uint64_t t0_ = rte_rdtsc(); stmt; (acc) += rte_rdtsc() - t0_; } while (0)
 static volatile uint64_t received;
 static char payload[MSG];
 
@@ -143,15 +148,18 @@ run_ctrl_rte(void)
 	int i;
 
 	received = 0;
+	tsc_send = tsc_recv = 0;
 	t0 = now_ns();
 	while (received < n_msgs) {
-		for (i = 0; i < BATCH && sent < n_msgs; i++) {
-			if (rte_comch_msg_send(rcli_conn, payload, MSG) != 0)
-				break;
-			sent++;
-		}
-		rte_comch_client_poll(rcli);
-		rte_comch_server_poll(rsrv);
+		SIDE(tsc_send, {
+			for (i = 0; i < BATCH && sent < n_msgs; i++) {
+				if (rte_comch_msg_send(rcli_conn, payload, MSG) != 0)
+					break;
+				sent++;
+			}
+			rte_comch_client_poll(rcli);
+		});
+		SIDE(tsc_recv, rte_comch_server_poll(rsrv));
 	}
 	return (now_ns() - t0) / (double)n_msgs;
 }
@@ -201,21 +209,26 @@ run_fp_rte(uint16_t burst)
 
 	for (i = 0; i < BATCH; i++)
 		ops[i] = (struct rte_comch_send_op){ .data = payload, .len = MSG };
+	tsc_send = tsc_recv = 0;
 	t0 = now_ns();
 	while (got < n_msgs) {
-		for (i = 0; i < BATCH / burst && sent < n_msgs; i++) {
-			k = rte_comch_producer_send_burst(rprod, rte_consumer_id, ops, burst);
-			if (k <= 0)
-				break;
-			sent += (uint64_t)k;
-		}
-		n = rte_comch_consumer_poll_burst(rcons, cpl, BATCH);
-		for (i = 0; i < n; i++) {
-			bufs[i] = cpl[i].buf;
-			lens[i] = BUFSZ;
-		}
-		if (n > 0)
-			rte_comch_consumer_post_burst(rcons, bufs, lens, (uint16_t)n);
+		SIDE(tsc_send, {
+			for (i = 0; i < BATCH / burst && sent < n_msgs; i++) {
+				k = rte_comch_producer_send_burst(rprod, rte_consumer_id, ops, burst);
+				if (k <= 0)
+					break;
+				sent += (uint64_t)k;
+			}
+		});
+		SIDE(tsc_recv, {
+			n = rte_comch_consumer_poll_burst(rcons, cpl, BATCH);
+			for (i = 0; i < n; i++) {
+				bufs[i] = cpl[i].buf;
+				lens[i] = BUFSZ;
+			}
+			if (n > 0)
+				rte_comch_consumer_post_burst(rcons, bufs, lens, (uint16_t)n);
+		});
 		got += (uint64_t)(n > 0 ? n : 0);
 	}
 	return (now_ns() - t0) / (double)n_msgs;
@@ -317,19 +330,23 @@ run_ctrl_doca(void)
 	int i;
 
 	received = 0;
+	tsc_send = tsc_recv = 0;
 	t0 = now_ns();
 	while (received < n_msgs) {
-		for (i = 0; i < BATCH && sent < n_msgs; i++) {
-			if (doca_comch_client_task_send_alloc_init(dcli, dcli_conn, payload, MSG, &t) != DOCA_SUCCESS)
-				break;
-			if (doca_task_submit(doca_comch_task_send_as_task(t)) != DOCA_SUCCESS) {
-				doca_task_free(doca_comch_task_send_as_task(t));
-				break;
+		SIDE(tsc_send, {
+			for (i = 0; i < BATCH && sent < n_msgs; i++) {
+				if (doca_comch_client_task_send_alloc_init(dcli, dcli_conn, payload, MSG, &t) !=
+				    DOCA_SUCCESS)
+					break;
+				if (doca_task_submit(doca_comch_task_send_as_task(t)) != DOCA_SUCCESS) {
+					doca_task_free(doca_comch_task_send_as_task(t));
+					break;
+				}
+				sent++;
 			}
-			sent++;
-		}
-		doca_pe_progress(cpe);
-		doca_pe_progress(spe);
+			doca_pe_progress(cpe);
+		});
+		SIDE(tsc_recv, doca_pe_progress(spe));
 	}
 	return (now_ns() - t0) / (double)n_msgs;
 }
@@ -419,20 +436,23 @@ run_fp_doca(void)
 	int i;
 
 	fp_got = 0;
+	tsc_send = tsc_recv = 0;
 	t0 = now_ns();
 	while (fp_got < n_msgs) {
-		for (i = 0; i < BATCH && sent < n_msgs; i++) {
-			if (doca_comch_producer_task_send_alloc_init(dprod, dsend_buf, NULL, 0, doca_consumer_id, &t) !=
-			    DOCA_SUCCESS)
-				break;
-			if (doca_task_submit(doca_comch_producer_task_send_as_task(t)) != DOCA_SUCCESS) {
-				doca_task_free(doca_comch_producer_task_send_as_task(t));
-				break;
+		SIDE(tsc_send, {
+			for (i = 0; i < BATCH && sent < n_msgs; i++) {
+				if (doca_comch_producer_task_send_alloc_init(dprod, dsend_buf, NULL, 0,
+									     doca_consumer_id, &t) != DOCA_SUCCESS)
+					break;
+				if (doca_task_submit(doca_comch_producer_task_send_as_task(t)) != DOCA_SUCCESS) {
+					doca_task_free(doca_comch_producer_task_send_as_task(t));
+					break;
+				}
+				sent++;
 			}
-			sent++;
-		}
-		doca_pe_progress(cpe);
-		doca_pe_progress(spe);
+			doca_pe_progress(cpe);
+		});
+		SIDE(tsc_recv, doca_pe_progress(spe));
 	}
 	return (now_ns() - t0) / (double)n_msgs;
 }
@@ -719,7 +739,7 @@ main(int argc, char **argv)
 	struct doca_devinfo_rep **reps;
 	struct doca_dev_rep *rep;
 	struct doca_dev *dpu, *host;
-	double v[5][64], m[5];
+	double v[5][64], m[5], vs[5][64], vr[5][64], ms[5], mr[5];
 	const char *only;
 	char conf[256];
 	int reps_n = 7, r, k, nb_rep;
@@ -773,11 +793,15 @@ main(int argc, char **argv)
 
 	/* Warm-up, then interleaved repetitions, on CPU time. */
 	bench_clock = CLOCK_THREAD_CPUTIME_ID;
-	run_ctrl_rte();
-	run_ctrl_doca();
-	run_fp_rte(1);
-	run_fp_doca();
 	only = getenv("BENCH_ONLY");   /* e.g. "ctrl-doca": that one only (profiling) */
+	if (only == NULL || strcmp(only, "ctrl-rte") == 0)
+		run_ctrl_rte();
+	if (only == NULL || strcmp(only, "ctrl-doca") == 0)
+		run_ctrl_doca();
+	if (only == NULL || strcmp(only, "fp-rte") == 0)
+		run_fp_rte(1);
+	if (only == NULL || strcmp(only, "fp-doca") == 0)
+		run_fp_doca();
 	for (r = 0; r < nb_rep; r++) {
 		for (k = 0; k < 5; k++) {
 			if (only != NULL && strcmp(only, names[k]) != 0) {
@@ -791,16 +815,27 @@ main(int argc, char **argv)
 			case 3: v[k][r] = run_fp_doca(); break;
 			default: v[k][r] = run_fp_rte(BATCH); break;
 			}
+			vs[k][r] = (double)tsc_send * 1e9 / (double)rte_get_tsc_hz() / (double)n_msgs;
+			vr[k][r] = (double)tsc_recv * 1e9 / (double)rte_get_tsc_hz() / (double)n_msgs;
 		}
 	}
-	for (k = 0; k < 5; k++)
+	for (k = 0; k < 5; k++) {
 		m[k] = median(v[k], nb_rep);
-	printf("64 B messages, %lu per run, median of %d interleaved runs (ns of CPU time per message, one thread, both ends):\n",
+		ms[k] = median(vs[k], nb_rep);
+		mr[k] = median(vr[k], nb_rep);
+	}
+	printf("64 B messages, %lu per run, median of %d interleaved runs; ns per message: CPU time of both ends, and\n"
+	       "TSC time split into the sending side (send, its completions) and the receiving side (delivery, repost):\n",
 	       (unsigned long)n_msgs, nb_rep);
+	printf("  %-10s %8s %8s %8s\n", "", "total", "sender", "receiver");
 	for (k = 0; k < 5; k++)
-		printf("  %-10s %7.1f ns\n", names[k], m[k]);
-	printf("overhead of the vendor API layer: control path %+.1f %%, fast path %+.1f %% (vs bursts of 32: %+.1f %%)\n",
+		printf("  %-10s %8.1f %8.1f %8.1f\n", names[k], m[k], ms[k], mr[k]);
+	printf("overhead of the vendor API layer, both ends: control path %+.1f %%, fast path %+.1f %% (vs bursts of 32: %+.1f %%)\n",
 	       (m[1] / m[0] - 1) * 100, (m[3] / m[2] - 1) * 100, (m[3] / m[4] - 1) * 100);
+	printf("  sender side:   control path %+.1f %%, fast path %+.1f %%\n", (ms[1] / ms[0] - 1) * 100,
+	       (ms[3] / ms[2] - 1) * 100);
+	printf("  receiver side: control path %+.1f %%, fast path %+.1f %%\n", (mr[1] / mr[0] - 1) * 100,
+	       (mr[3] / mr[2] - 1) * 100);
 	fflush(stdout);
 	_exit(0);   /* the emulated devices go with the process */
 }
