@@ -26,6 +26,7 @@
  *   ctrl-doca  doca_comch_client_task_send_alloc_init() + doca_task_submit(),
  *              completion callback frees the task; the server's receive event
  *   fp-rte     rte_comch_producer_send_burst() of 1; consumer poll, repost
+ *              (every receiver reads the 64 bytes it got, as applications do)
  *   fp-doca    producer send task per message; consumer post-recv task
  *              completion (copy into the doca_buf), reset, resubmit
  *   fp-rte32   the same as fp-rte with bursts of 32 (what the vendor API
@@ -57,8 +58,9 @@
 
 #define MSG 64
 #define BATCH 32
+#define LBATCH 256   /* local mode: messages per side turn */
 #define QUEUE 256
-#define POSTS 64
+#define POSTS 256
 #define BUFSZ 2048
 
 #define DIE(...) do { fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); exit(1); } while (0)
@@ -66,16 +68,53 @@
 	DIE("%s: %s", #x, doca_error_get_name(e_)); } while (0)
 
 static uint64_t n_msgs = 200000;
-/* Local mode splits the work by side, in TSC cycles: the sending side
- * (send, its completions) and the receiving side (delivery, repost). */
-static uint64_t tsc_send, tsc_recv;
-#define SIDE(acc, stmt) do { uint64_t t0_ = rte_rdtsc(); stmt; (acc) += rte_rdtsc() - t0_; } while (0)
+/* Receivers read every message (as an application does): its 8 words. */
+static volatile uint64_t sink;
+
+static inline void
+touch(const void *p)
+{
+	const uint64_t *w = p;
+	uint64_t x = 0;
+	int i;
+
+	for (i = 0; i < MSG / 8; i++)
+		x += w[i];
+	sink += x;
+}
+/* Local mode splits the work by side, in the thread's CPU time: the
+ * sending side (send, its completions) and the receiving side (delivery,
+ * repost), in runs of their own (split on) so that the totals carry no
+ * clock reads; the reads' own cost is measured and taken off. */
+static double cpu_send, cpu_recv;
+static uint64_t turns;
+static bool split;
+static double cpu_now(void);
+#define SIDE(acc, stmt) do { \
+	if (split) { \
+		double t0_ = cpu_now(); \
+		stmt; \
+		(acc) += cpu_now() - t0_; \
+		turns++; \
+	} else { \
+		stmt; \
+	} \
+} while (0)
 static volatile uint64_t received;
 static char payload[MSG];
 
 /* Local mode measures the thread's CPU time: a shared machine's other
  * jobs preempt it without counting. */
 static clockid_t bench_clock = CLOCK_MONOTONIC;
+
+static double
+cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
 
 static double
 now_ns(void)
@@ -105,8 +144,8 @@ static void
 r_msg(struct rte_comch_conn *c, const struct rte_comch_msg *m, void *a)
 {
 	(void)c;
-	(void)m;
 	(void)a;
+	touch(m->data);
 	received++;
 }
 
@@ -148,18 +187,18 @@ run_ctrl_rte(void)
 	int i;
 
 	received = 0;
-	tsc_send = tsc_recv = 0;
+	cpu_send = cpu_recv = 0;
 	t0 = now_ns();
 	while (received < n_msgs) {
-		SIDE(tsc_send, {
-			for (i = 0; i < BATCH && sent < n_msgs; i++) {
+		SIDE(cpu_send, {
+			for (i = 0; i < LBATCH && sent < n_msgs; i++) {
 				if (rte_comch_msg_send(rcli_conn, payload, MSG) != 0)
 					break;
 				sent++;
 			}
 			rte_comch_client_poll(rcli);
 		});
-		SIDE(tsc_recv, rte_comch_server_poll(rsrv));
+		SIDE(cpu_recv, while (rte_comch_server_poll(rsrv) > 0));
 	}
 	return (now_ns() - t0) / (double)n_msgs;
 }
@@ -209,27 +248,30 @@ run_fp_rte(uint16_t burst)
 
 	for (i = 0; i < BATCH; i++)
 		ops[i] = (struct rte_comch_send_op){ .data = payload, .len = MSG };
-	tsc_send = tsc_recv = 0;
+	cpu_send = cpu_recv = 0;
 	t0 = now_ns();
 	while (got < n_msgs) {
-		SIDE(tsc_send, {
-			for (i = 0; i < BATCH / burst && sent < n_msgs; i++) {
+		SIDE(cpu_send, {
+			for (i = 0; i < LBATCH / burst && sent < n_msgs; i++) {
 				k = rte_comch_producer_send_burst(rprod, rte_consumer_id, ops, burst);
 				if (k <= 0)
 					break;
 				sent += (uint64_t)k;
 			}
 		});
-		SIDE(tsc_recv, {
-			n = rte_comch_consumer_poll_burst(rcons, cpl, BATCH);
-			for (i = 0; i < n; i++) {
-				bufs[i] = cpl[i].buf;
-				lens[i] = BUFSZ;
-			}
-			if (n > 0)
-				rte_comch_consumer_post_burst(rcons, bufs, lens, (uint16_t)n);
+		SIDE(cpu_recv, {
+			do {
+				n = rte_comch_consumer_poll_burst(rcons, cpl, BATCH);
+				for (i = 0; i < n; i++) {
+					touch(cpl[i].buf);
+					bufs[i] = cpl[i].buf;
+					lens[i] = BUFSZ;
+				}
+				if (n > 0)
+					rte_comch_consumer_post_burst(rcons, bufs, lens, (uint16_t)n);
+				got += (uint64_t)(n > 0 ? n : 0);
+			} while (n == BATCH);
 		});
-		got += (uint64_t)(n > 0 ? n : 0);
 	}
 	return (now_ns() - t0) / (double)n_msgs;
 }
@@ -254,9 +296,9 @@ static void
 d_msg(struct doca_comch_event_msg_recv *e, uint8_t *buf, uint32_t len, struct doca_comch_connection *c)
 {
 	(void)e;
-	(void)buf;
 	(void)len;
 	(void)c;
+	touch(buf);
 	received++;
 }
 
@@ -330,11 +372,11 @@ run_ctrl_doca(void)
 	int i;
 
 	received = 0;
-	tsc_send = tsc_recv = 0;
+	cpu_send = cpu_recv = 0;
 	t0 = now_ns();
 	while (received < n_msgs) {
-		SIDE(tsc_send, {
-			for (i = 0; i < BATCH && sent < n_msgs; i++) {
+		SIDE(cpu_send, {
+			for (i = 0; i < LBATCH && sent < n_msgs; i++) {
 				if (doca_comch_client_task_send_alloc_init(dcli, dcli_conn, payload, MSG, &t) !=
 				    DOCA_SUCCESS)
 					break;
@@ -346,7 +388,7 @@ run_ctrl_doca(void)
 			}
 			doca_pe_progress(cpe);
 		});
-		SIDE(tsc_recv, doca_pe_progress(spe));
+		SIDE(cpu_recv, while (doca_pe_progress(spe) != 0));
 	}
 	return (now_ns() - t0) / (double)n_msgs;
 }
@@ -359,9 +401,14 @@ static uint64_t fp_got;
 static void
 d_recv(struct doca_comch_consumer_task_post_recv *t, union doca_data a, union doca_data b)
 {
+	struct doca_buf *buf = doca_comch_consumer_task_post_recv_get_buf(t);
+	void *data;
+
 	(void)a;
 	(void)b;
 	fp_got++;
+	doca_buf_get_data(buf, &data);
+	touch(data);
 	doca_buf_reset_data_len(doca_comch_consumer_task_post_recv_get_buf(t));
 	doca_task_submit(doca_comch_consumer_task_post_recv_as_task(t));
 }
@@ -436,14 +483,15 @@ run_fp_doca(void)
 	int i;
 
 	fp_got = 0;
-	tsc_send = tsc_recv = 0;
+	cpu_send = cpu_recv = 0;
 	t0 = now_ns();
 	while (fp_got < n_msgs) {
-		SIDE(tsc_send, {
-			for (i = 0; i < BATCH && sent < n_msgs; i++) {
+		SIDE(cpu_send, {
+			for (i = 0; i < LBATCH && sent < n_msgs; i++) {
 				if (doca_comch_producer_task_send_alloc_init(dprod, dsend_buf, NULL, 0,
-									     doca_consumer_id, &t) != DOCA_SUCCESS)
+									     doca_consumer_id, &t) != DOCA_SUCCESS) {
 					break;
+				}
 				if (doca_task_submit(doca_comch_producer_task_send_as_task(t)) != DOCA_SUCCESS) {
 					doca_task_free(doca_comch_producer_task_send_as_task(t));
 					break;
@@ -452,11 +500,10 @@ run_fp_doca(void)
 			}
 			doca_pe_progress(cpe);
 		});
-		SIDE(tsc_recv, doca_pe_progress(spe));
+		SIDE(cpu_recv, while (doca_pe_progress(spe) != 0));
 	}
 	return (now_ns() - t0) / (double)n_msgs;
 }
-
 
 /* ------------------------------------------------------------ pair mode */
 
@@ -739,7 +786,7 @@ main(int argc, char **argv)
 	struct doca_devinfo_rep **reps;
 	struct doca_dev_rep *rep;
 	struct doca_dev *dpu, *host;
-	double v[5][64], m[5], vs[5][64], vr[5][64], ms[5], mr[5];
+	double v[5][64], m[5], vs[5][64], vr[5][64], ms[5], mr[5], clk[64], clock_cost, t;
 	const char *only;
 	char conf[256];
 	int reps_n = 7, r, k, nb_rep;
@@ -802,21 +849,36 @@ main(int argc, char **argv)
 		run_fp_rte(1);
 	if (only == NULL || strcmp(only, "fp-doca") == 0)
 		run_fp_doca();
-	for (r = 0; r < nb_rep; r++) {
+	/* What one clock read costs (taken off the split). */
+	for (r = 0; r < 64; r++) {
+		t = cpu_now();
+		for (k = 0; k < 1000; k++)
+			cpu_now();
+		clk[r] = (cpu_now() - t) / 1000;
+	}
+	clock_cost = median(clk, 64);
+	for (r = 0; r < 2 * nb_rep; r++) {
+		split = r % 2 == 1;
 		for (k = 0; k < 5; k++) {
 			if (only != NULL && strcmp(only, names[k]) != 0) {
-				v[k][r] = 0;
+				v[k][r / 2] = vs[k][r / 2] = vr[k][r / 2] = 0;
 				continue;
 			}
+			turns = 0;
 			switch (k) {
-			case 0: v[k][r] = run_ctrl_rte(); break;
-			case 1: v[k][r] = run_ctrl_doca(); break;
-			case 2: v[k][r] = run_fp_rte(1); break;
-			case 3: v[k][r] = run_fp_doca(); break;
-			default: v[k][r] = run_fp_rte(BATCH); break;
+			case 0: t = run_ctrl_rte(); break;
+			case 1: t = run_ctrl_doca(); break;
+			case 2: t = run_fp_rte(1); break;
+			case 3: t = run_fp_doca(); break;
+			default: t = run_fp_rte(BATCH); break;
 			}
-			vs[k][r] = (double)tsc_send * 1e9 / (double)rte_get_tsc_hz() / (double)n_msgs;
-			vr[k][r] = (double)tsc_recv * 1e9 / (double)rte_get_tsc_hz() / (double)n_msgs;
+			if (!split) {
+				v[k][r / 2] = t;
+				continue;
+			}
+			/* each side's turn: two reads, half of one inside */
+			vs[k][r / 2] = (cpu_send - (double)turns / 2 * clock_cost) / (double)n_msgs;
+			vr[k][r / 2] = (cpu_recv - (double)turns / 2 * clock_cost) / (double)n_msgs;
 		}
 	}
 	for (k = 0; k < 5; k++) {
@@ -824,9 +886,10 @@ main(int argc, char **argv)
 		ms[k] = median(vs[k], nb_rep);
 		mr[k] = median(vr[k], nb_rep);
 	}
-	printf("64 B messages, %lu per run, median of %d interleaved runs; ns per message: CPU time of both ends, and\n"
-	       "TSC time split into the sending side (send, its completions) and the receiving side (delivery, repost):\n",
-	       (unsigned long)n_msgs, nb_rep);
+	printf("64 B messages, %lu per run, median of %d interleaved runs; ns of CPU time per message: both ends, and\n"
+	       "(runs of their own) the sending side (send, its completions) and the receiving side (delivery, repost),\n"
+	       "up to %d messages a turn, a clock read (%.0f ns) taken off each turn:\n",
+	       (unsigned long)n_msgs, nb_rep, LBATCH, clock_cost);
 	printf("  %-10s %8s %8s %8s\n", "", "total", "sender", "receiver");
 	for (k = 0; k < 5; k++)
 		printf("  %-10s %8.1f %8.1f %8.1f\n", names[k], m[k], ms[k], mr[k]);

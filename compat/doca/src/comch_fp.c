@@ -29,6 +29,7 @@
 
 #include <rte_common.h>
 #include <rte_errno.h>
+#include <rte_memcpy.h>
 #include <rte_memory.h>
 
 #include "comch_priv.h"
@@ -318,7 +319,7 @@ dcc_consumer_progress(struct doca_ctx *ctx)
 		/* Read once, from the region the peer writes, into the
 		 * application's buffer (len is lib/comch's checked copy). */
 		if (cpl[i].len != 0)
-			memcpy(t->dst, cpl[i].buf, cpl[i].len);
+			rte_memcpy(t->dst, cpl[i].buf, cpl[i].len);
 		t->buf->data_len += cpl[i].len;
 		t->producer_id = cpl[i].producer_id;
 		t->imm_len = cpl[i].imm_len;
