@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include <rte_comch.h>
+#include <rte_eal.h>
 #include <rte_cycles.h>
 #include <rte_memory.h>
 
@@ -507,6 +508,16 @@ run_fp_doca(void)
 
 /* ------------------------------------------------------------ pair mode */
 
+/* Leave at once (the peer sees the devices go), without the EAL's
+ * runtime folder the layer made. */
+static void __attribute__((noreturn))
+bench_exit(void)
+{
+	fflush(stdout);
+	rmdir(rte_eal_get_runtime_dir());
+	_exit(0);
+}
+
 static double t_first, t_last;
 static uint64_t pair_n;
 
@@ -519,8 +530,7 @@ pair_count(void)
 		t_last = now_ns();
 		/* messages 2..N arrived in t_last - t_first */
 		printf("rate %.3f Mmsg/s\n", (double)(pair_n - 1) / (t_last - t_first) * 1e3);
-		fflush(stdout);
-		_exit(0);   /* the host sees the DPU go and stops */
+		bench_exit();   /* the host sees the DPU go and stops */
 	}
 }
 
@@ -666,7 +676,7 @@ pair_host(bool doca, bool fp, struct doca_dev *host)
 						break;
 				rte_comch_client_poll(rcli);
 			}
-			_exit(0);
+			bench_exit();
 		}
 		rprod = rte_comch_producer_create(rcli_conn, NULL);
 		if (rprod == NULL || rte_comch_producer_start(rprod) != 0)
@@ -679,7 +689,7 @@ pair_host(bool doca, bool fp, struct doca_dev *host)
 					break;
 			if (rte_comch_client_poll(rcli) < 0 ||
 			    rte_comch_client_state(rcli, NULL) != RTE_COMCH_STATE_RUNNING)
-				_exit(0);
+				bench_exit();
 		}
 	}
 	OK(doca_pe_create(&cpe));
@@ -741,7 +751,7 @@ pair_host(bool doca, bool fp, struct doca_dev *host)
 		doca_pe_progress(cpe);
 		doca_ctx_get_state(doca_comch_client_as_ctx(dcli), &st);
 		if (st != DOCA_CTX_STATE_RUNNING)
-			_exit(0);
+			bench_exit();
 	}
 }
 
@@ -899,6 +909,10 @@ main(int argc, char **argv)
 	       (ms[3] / ms[2] - 1) * 100);
 	printf("  receiver side: control path %+.1f %%, fast path %+.1f %%\n", (mr[1] / mr[0] - 1) * 100,
 	       (mr[3] / mr[2] - 1) * 100);
-	fflush(stdout);
-	_exit(0);   /* the emulated devices go with the process */
+	/* The link folder of this run's emulated device (its config). */
+	snprintf(conf, sizeof(conf), "/tmp/doca-bench-%d/pf0.sock", (int)getpid());
+	unlink(conf);
+	snprintf(conf, sizeof(conf), "/tmp/doca-bench-%d", (int)getpid());
+	rmdir(conf);
+	bench_exit();   /* the emulated devices go with the process */
 }
