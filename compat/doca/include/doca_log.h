@@ -81,13 +81,16 @@ void doca_log_emit(uint32_t level, int source, const char *file, int line,
 		   const char *func, const char *format, ...)
 	__attribute__((format(printf, 6, 7)));
 
-/* Declare this file's log source, named @p SOURCE. */
+/* Declare this file's log source, named @p SOURCE (any tokens, e.g.
+ * COMCH_CLIENT or COMCH_CLIENT::MAIN); used as a statement at file scope,
+ * "DOCA_LOG_REGISTER(NAME);", once per file. */
 #define DOCA_LOG_REGISTER(SOURCE) \
 	static int log_source = -1; \
-	static void __attribute__((constructor)) doca_log_source_ctor_##SOURCE(void) \
+	static void __attribute__((constructor)) doca_log_source_ctor(void) \
 	{ \
 		doca_log_register_source(#SOURCE, &log_source); \
-	}
+	} \
+	static void doca_log_source_ctor(void)
 
 #define DOCA_LOG(level, format, ...) \
 	doca_log_emit(DOCA_LOG_LEVEL_##level, log_source, __FILE__, __LINE__, __func__, \

@@ -25,7 +25,7 @@
 #include "file_proto.h"
 #include "samples_common.h"
 
-DOCA_LOG_REGISTER(FILE_SERVER);
+DOCA_LOG_REGISTER(COMCH_FILE::SERVER);
 
 static struct {
 	struct doca_comch_server *server;
