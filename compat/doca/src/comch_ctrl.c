@@ -68,7 +68,7 @@ DCC_CAP_GETTER(doca_comch_cap_get_max_name_len, caps.max_name_len)
 DCC_CAP_GETTER(doca_comch_cap_get_max_msg_size, caps.max_msg_size)
 DCC_CAP_GETTER(doca_comch_cap_get_max_recv_queue_size, caps.max_recv_queue_len)
 DCC_CAP_GETTER(doca_comch_cap_get_max_clients, caps.max_clients)
-DCC_CAP_GETTER(doca_comch_cap_get_max_send_tasks, caps.max_send_tasks)
+DCC_CAP_GETTER(doca_comch_cap_get_max_send_tasks, DC_MAX_SEND_TASKS)
 
 static doca_error_t
 dcc_cap_flag(const struct doca_devinfo *devinfo, uint32_t flag)
@@ -310,7 +310,7 @@ dcc_send_set_conf(struct dcc_common *c, doca_comch_task_send_completion_cb_t ok,
 
 	if (ret != DOCA_SUCCESS)
 		return ret;
-	if (ok == NULL || err == NULL || num == 0 || num > UINT16_MAX)
+	if (ok == NULL || err == NULL || num == 0 || num > DC_MAX_SEND_TASKS)
 		return DOCA_ERROR_INVALID_VALUE;
 	c->send_conf = (struct dc_task_conf){ .ok_cb = (dc_fn_t)ok, .err_cb = (dc_fn_t)err, .num = num };
 	return DOCA_SUCCESS;
@@ -554,7 +554,7 @@ dcc_server_start(struct doca_ctx *ctx)
 {
 	struct doca_comch_server *s = dcc_server_of(ctx);
 	struct rte_comch_server_conf conf = {
-		.rep_id = s->rep->info->rep_id,
+		.function_id = s->rep->info->function_id,
 		.name = s->c.name,
 		.max_msg_size = s->c.max_msg_size,
 		.recv_queue_len = s->c.recv_queue_size,

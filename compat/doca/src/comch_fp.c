@@ -52,12 +52,12 @@ DC_EXPORT bool dcc_conn_running(const struct doca_comch_connection *conn);
 		return DOCA_SUCCESS; \
 	}
 
-DCC_FP_CAP(doca_comch_consumer_cap_get_max_num_tasks, caps.max_post_tasks)
+DCC_FP_CAP(doca_comch_consumer_cap_get_max_num_tasks, caps.max_posts)
 DCC_FP_CAP(doca_comch_consumer_cap_get_max_buf_size, RTE_MIN(caps.max_buf_size, (uint64_t)UINT32_MAX))
 DCC_FP_CAP(doca_comch_consumer_cap_get_max_buf_list_len, 1)
 DCC_FP_CAP(doca_comch_consumer_cap_get_max_consumers, caps.max_consumers)
-DCC_FP_CAP(doca_comch_consumer_cap_get_max_imm_data_len, caps.max_imm_data_len)
-DCC_FP_CAP(doca_comch_producer_cap_get_max_num_tasks, caps.max_send_tasks)
+DCC_FP_CAP(doca_comch_consumer_cap_get_max_imm_data_len, caps.max_imm_len)
+DCC_FP_CAP(doca_comch_producer_cap_get_max_num_tasks, DC_MAX_SEND_TASKS)
 DCC_FP_CAP(doca_comch_producer_cap_get_max_buf_size, RTE_MIN(caps.max_buf_size, (uint64_t)UINT32_MAX))
 DCC_FP_CAP(doca_comch_producer_cap_get_max_buf_list_len, 1)
 DCC_FP_CAP(doca_comch_producer_cap_get_max_producers, caps.max_producers)
@@ -264,7 +264,7 @@ dcc_consumer_start(struct doca_ctx *ctx)
 	conf = (struct rte_comch_consumer_conf){
 		.mem = c->mem,
 		.nb_posts = c->fp.conf.num,
-		.imm_data_len = c->imm_len != 0 ? c->imm_len : RTE_COMCH_IMM_NONE,
+		.max_imm_len = c->imm_len != 0 ? c->imm_len : RTE_COMCH_IMM_NONE,
 	};
 	c->rte = rte_comch_consumer_create(c->fp.conn->rte, &conf);
 	if (c->rte == NULL) {
@@ -475,7 +475,7 @@ doca_comch_consumer_task_post_recv_set_conf(struct doca_comch_consumer *consumer
 	dc_devinfo_caps((consumer->fp.conn->server != NULL ? consumer->fp.conn->server->c.dev :
 			 consumer->fp.conn->client->c.dev)->info, &caps);
 	return dcc_fp_set_conf(&consumer->fp, (dc_fn_t)task_completion_cb, (dc_fn_t)task_error_cb,
-			       num_post_recv_tasks, caps.max_post_tasks);
+			       num_post_recv_tasks, caps.max_posts);
 }
 
 DC_EXPORT doca_error_t
@@ -725,7 +725,7 @@ doca_comch_producer_task_send_set_conf(struct doca_comch_producer *producer,
 	if (producer == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
 	return dcc_fp_set_conf(&producer->fp, (dc_fn_t)task_completion_cb, (dc_fn_t)task_error_cb,
-			       num_send_tasks, UINT16_MAX);
+			       num_send_tasks, DC_MAX_SEND_TASKS);
 }
 
 DC_EXPORT doca_error_t

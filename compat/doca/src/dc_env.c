@@ -330,7 +330,7 @@ dc_load_config(void)
 			memcpy(h->pci, bf->rep[f].pci, sizeof(h->pci));
 			dc_list[dc_nb_list++] = h;
 			bf->rep[f].dpu = &bf->dpu;
-			bf->rep[f].rep_id = (uint16_t)f;
+			bf->rep[f].function_id = (uint16_t)f;
 		}
 		DC_DBG("emulated BlueField %u (%s): DPU %s, %u host function(s), link %s", b, where,
 		       bf->dpu.pci, bf->nb_funcs, bf->path);
@@ -756,10 +756,10 @@ dc_devinfo_caps(const struct doca_devinfo *devinfo, struct rte_comch_caps *caps)
 			.default_msg_size = 4080,
 			.max_recv_queue_len = 8192,
 			.default_recv_queue_len = 32,
-			.max_send_tasks = UINT16_MAX,
-			.max_post_tasks = 8192,
+			.max_send_burst = UINT16_MAX,
+			.max_posts = 8192,
 			.max_buf_size = 1ULL << 30,
-			.max_imm_data_len = 32,
+			.max_imm_len = 32,
 			.max_consumers = 256,
 			.max_producers = 256,
 			.max_mem_size = 16ULL << 30,

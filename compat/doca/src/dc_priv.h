@@ -67,7 +67,11 @@ DC_EXPORT uint64_t dc_now_ns(void);
 
 /* ---------------------------------------------------------------- devices */
 
-#define DC_NAME_MAX RTE_COMCH_REP_NAME_MAX
+#define DC_NAME_MAX RTE_COMCH_FUNCTION_NAME_MAX
+
+/* Send tasks a context may hold: the layer's own bound (its task pool's
+ * index), not the device's: rte_comch sends complete when they return. */
+#define DC_MAX_SEND_TASKS UINT16_MAX
 
 /* One configured emulated BlueField: a DPU device and its host functions. */
 struct dc_bluefield;
@@ -85,7 +89,7 @@ struct doca_devinfo {
 
 struct doca_devinfo_rep {
 	struct doca_devinfo *dpu;        /* the DPU device it belongs to */
-	uint16_t rep_id;                 /* = rte_comch rep id */
+	uint16_t function_id;            /* = rte_comch function id */
 	char pci[DOCA_DEVINFO_PCI_ADDR_SIZE];
 	char function[DC_NAME_MAX];
 };
