@@ -617,6 +617,17 @@ test_fast_path(void)
 	CHECK_OK(doca_task_submit(doca_comch_producer_task_send_as_task(pt)));
 	CHECK(wait_fp(0, 1) == 0, "no error");
 	CHECK(fpev.status == DOCA_ERROR_NOT_FOUND, "%s", doca_error_get_name(fpev.status));
+	/* Nor is id 0, which no consumer has. */
+	CHECK_OK(doca_comch_producer_task_send_alloc_init(prod, sbuf, NULL, 0, 0, &pt));
+	memset(&fpev, 0, sizeof(fpev));
+	CHECK_OK(doca_task_submit(doca_comch_producer_task_send_as_task(pt)));
+	CHECK(wait_fp(0, 1) == 0, "no error");
+	CHECK(fpev.status == DOCA_ERROR_NOT_FOUND, "%s", doca_error_get_name(fpev.status));
+	/* An id above every one the peer announced may be announced soon:
+	 * "again", the task stays the application's. */
+	CHECK_OK(doca_comch_producer_task_send_alloc_init(prod, sbuf, NULL, 0, id + 1000, &pt));
+	CHECK_ERR(doca_task_submit(doca_comch_producer_task_send_as_task(pt)), DOCA_ERROR_AGAIN);
+	doca_task_free(doca_comch_producer_task_send_as_task(pt));
 	CHECK_OK(doca_ctx_stop(doca_comch_producer_as_ctx(prod)));
 	CHECK_OK(doca_comch_producer_destroy(prod));
 	CHECK_OK(doca_buf_dec_refcount(rbuf, NULL));
