@@ -150,10 +150,10 @@ dcc_consumer_of(struct doca_ctx *ctx)
 }
 
 /* The region lib/comch maps to the peer: same offsets as the mmap. */
-static char *
-dcc_bounce(const struct doca_comch_consumer *c, const char *dst)
+static inline void *
+dcc_bounce(const struct doca_comch_consumer *c, char *dst)
 {
-	return (char *)rte_comch_mem_addr(c->mem) + (dst - (const char *)c->mmap->addr);
+	return (void *)((uintptr_t)dst + (uintptr_t)c->bounce_delta);
 }
 
 /* Hand the staged posts to lib/comch, in order, as one burst per 32. Room
@@ -261,6 +261,7 @@ dcc_consumer_start(struct doca_ctx *ctx)
 		dcc_consumer_teardown(c);
 		return DOCA_ERROR_NO_MEMORY;
 	}
+	c->bounce_delta = (intptr_t)((uintptr_t)rte_comch_mem_addr(c->mem) - (uintptr_t)c->mmap->addr);
 	conf = (struct rte_comch_consumer_conf){
 		.mem = c->mem,
 		.nb_posts = c->fp.conf.num,

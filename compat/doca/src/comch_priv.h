@@ -109,7 +109,9 @@ struct doca_comch_consumer {
 	uint32_t imm_len;        /* accepted immediate data */
 	struct rte_comch_mem *mem;           /* the peer writes here ... */
 	struct rte_comch_consumer *rte;
-	/* ... into the same offsets as the posted buffers in the mmap. */
+	/* ... into the same offsets as the posted buffers in the mmap:
+	 * region address minus mmap address, taken once at start. */
+	intptr_t bounce_delta;
 	struct doca_comch_consumer_task_post_recv **posted;   /* ring, posting order */
 	uint32_t ring_size;      /* power of two >= conf.num */
 	uint32_t head, tail;     /* posted[tail .. head) are submitted */
