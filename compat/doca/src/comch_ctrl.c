@@ -554,7 +554,6 @@ dcc_server_start(struct doca_ctx *ctx)
 {
 	struct doca_comch_server *s = dcc_server_of(ctx);
 	struct rte_comch_server_conf conf = {
-		.function_id = s->rep->info->function_id,
 		.name = s->c.name,
 		.max_msg_size = s->c.max_msg_size,
 		.recv_queue_len = s->c.recv_queue_size,
@@ -571,6 +570,13 @@ dcc_server_start(struct doca_ctx *ctx)
 	while ((conn = TAILQ_FIRST(&s->released)) != NULL) {
 		TAILQ_REMOVE(&s->released, conn, next);
 		free(conn);
+	}
+	/* The device numbers its functions as it likes: ask it by name. */
+	err = rte_comch_function_get_by_name(dc_dev_id(s->c.dev), s->rep->info->function, &conf.function_id);
+	if (err < 0) {
+		DC_ERR("comch server %s: the DPU device %s does not serve function %s (representor %s): %s",
+		       s->c.name, s->c.dev->info->pci, s->rep->info->function, s->rep->info->pci, strerror(-err));
+		return DOCA_ERROR_NOT_FOUND;
 	}
 	ret = dcc_common_start(&s->c);
 	if (ret != DOCA_SUCCESS)

@@ -330,7 +330,6 @@ dc_load_config(void)
 			memcpy(h->pci, bf->rep[f].pci, sizeof(h->pci));
 			dc_list[dc_nb_list++] = h;
 			bf->rep[f].dpu = &bf->dpu;
-			bf->rep[f].function_id = (uint16_t)f;
 		}
 		DC_DBG("emulated BlueField %u (%s): DPU %s, %u host function(s), link %s", b, where,
 		       bf->dpu.pci, bf->nb_funcs, bf->path);

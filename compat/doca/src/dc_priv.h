@@ -89,9 +89,8 @@ struct doca_devinfo {
 
 struct doca_devinfo_rep {
 	struct doca_devinfo *dpu;        /* the DPU device it belongs to */
-	uint16_t function_id;            /* = rte_comch function id */
 	char pci[DOCA_DEVINFO_PCI_ADDR_SIZE];
-	char function[DC_NAME_MAX];
+	char function[DC_NAME_MAX];      /* its rte_comch function name */
 };
 
 struct doca_dev {
