@@ -541,7 +541,10 @@ dcc_on_disconnect(struct rte_comch_server *srv, struct rte_comch_conn *rc, int e
 		rte_comch_server_disconnect(srv, rc);
 		return;
 	}
-	DC_DBG("comch server %s: connection %u lost: %s", s->c.name, rte_comch_conn_id(rc), strerror(-err));
+	/* Closed by the client (err 0) or lost: the vendor API tells both
+	 * the same way, through the disconnection event. */
+	DC_DBG("comch server %s: connection %u %s%s", s->c.name, rte_comch_conn_id(rc),
+	       err == 0 ? "closed by the client" : "lost: ", err == 0 ? "" : strerror(-err));
 	conn->lost = true;
 	dcc_conn_fail_pending(conn, DOCA_ERROR_CONNECTION_RESET);
 	if (s->disconnect_cb != NULL)
@@ -904,7 +907,9 @@ dcc_on_client_state(struct rte_comch_client *cli, enum rte_comch_state prev, enu
 			c->retry_at = dc_now_ns() + DCC_RETRY_NS;
 		}
 	} else if (next == RTE_COMCH_STATE_STOPPING && c->conn != NULL) {
-		DC_DBG("comch client %s: the server left (%s)", c->c.name, strerror(-err));
+		DC_DBG("comch client %s: %s%s", c->c.name,
+		       err == 0 ? "the server closed the connection" : "the connection was lost: ",
+		       err == 0 ? "" : strerror(-err));
 		c->conn->lost = true;
 		dcc_conn_fail_pending(c->conn, DOCA_ERROR_CONNECTION_RESET);
 		if (c->c.ctx.state == DOCA_CTX_STATE_RUNNING)
