@@ -8,7 +8,9 @@
 #
 #   devtools/check-cycles.py BUILD_DIR
 #
-# Components: lib/comch, drivers/comch/shm, app/comch-perf.
+# Components: lib/comch, drivers/comch/shm, app/comch-perf; and the vendor
+# API layer's three libraries (compat/doca) when the build has them
+# (-Ddoca_compat=false leaves them out).
 import os
 import subprocess
 import sys
@@ -17,6 +19,12 @@ COMPONENTS = {
     "lib/comch": "lib/comch/librte_comch.so.*.p",
     "drivers/comch/shm": "drivers/comch/shm/librte_comch_shm.so.*.p",
     "app/comch-perf": "app/dpdk-comch-perf.p",
+}
+
+OPTIONAL = {
+    "compat/doca common": "compat/doca/libdoca_common.so.*.p",
+    "compat/doca comch": "compat/doca/libdoca_comch.so.*.p",
+    "compat/doca argp": "compat/doca/libdoca_argp.so.*.p",
 }
 
 
@@ -89,8 +97,10 @@ def main():
         return 2
     build = sys.argv[1]
     bad = 0
-    for comp, pattern in COMPONENTS.items():
+    for comp, pattern in list(COMPONENTS.items()) + list(OPTIONAL.items()):
         objs = objects(build, pattern)
+        if not objs and comp in OPTIONAL:
+            continue
         if not objs:
             print(f"check-cycles: no objects for {comp} under {build}")
             bad += 1

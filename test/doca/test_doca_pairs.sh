@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The programs written to the vendor's API (compat/doca/samples), each as
+# two processes, a DPU and a host, on the emulated BlueField configured in
+# DOCA_COMCH_EMU (the programs know nothing of it: -p 03:00.0 -r 03:00.1
+# on the DPU, -p 03:00.1 on the host, as on real hardware). Then what the
+# vendor documents as errors. Every wait is a process exit under a
+# timeout or a line the program prints; no sleep decides anything.
+#
+# Usage: test_doca_pairs.sh <build/compat/doca/samples>
+set -u
+B=${1:?usage: $0 build/compat/doca/samples}
+dir=$(mktemp -d /tmp/doca-pairs.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+export DOCA_COMCH_EMU="dpu 03:00.0 pf0=03:00.1 pf0vf0=03:00.2 path=$dir/link"
+fail=0
+
+# wait_line FILE TEXT PID: until FILE has TEXT (or PID exited), 60 s at most.
+wait_line() {
+	local i
+	for i in $(seq 1 600); do
+		grep -qF "$2" "$1" 2>/dev/null && return 0
+		kill -0 "$3" 2>/dev/null || return 1
+		timeout 0.1 tail -f /dev/null 2>/dev/null
+	done
+	return 1
+}
+
+# run_pair NAME "SERVER CMD" "CLIENT CMD" SERVER_EXPECT CLIENT_EXPECT [READY]
+# READY: a line the server prints once it listens; the client starts
+# after it (the endpoint API documents a connect before listen as a
+# failure); without it both start at once.
+run_pair() {
+	local name=$1 scmd=$2 ccmd=$3 es=$4 ec=$5 ready=${6:-} spid src crc
+	timeout 120 $B/$scmd > "$dir/$name.srv" 2>&1 &
+	spid=$!
+	if [ -n "$ready" ] && ! wait_line "$dir/$name.srv" "$ready" $spid; then
+		echo "FAIL $name: the server did not say \"$ready\""
+		cat "$dir/$name.srv"
+		fail=1
+		kill $spid 2>/dev/null
+		wait $spid
+		return
+	fi
+	timeout 120 $B/$ccmd > "$dir/$name.cli" 2>&1
+	crc=$?
+	wait $spid
+	src=$?
+	if [ $src -ne 0 ] || [ $crc -ne 0 ] ||
+	   ! grep -qF "$es" "$dir/$name.srv" || ! grep -qF "$ec" "$dir/$name.cli"; then
+		echo "FAIL $name: server rc $src, client rc $crc"
+		echo "--- server: $scmd"; cat "$dir/$name.srv"
+		echo "--- client: $ccmd"; cat "$dir/$name.cli"
+		fail=1
+	else
+		echo "ok $name"
+	fi
+}
+
+run_pair ctrl \
+	"doca_comch_ctrl_server -p 03:00.0 -r 03:00.1 -t pong" \
+	"doca_comch_ctrl_client -p 03:00.1 -t ping" \
+	'server: message from the client: "ping"' 'client: answer from the server: "pong"'
+# The same function, found on the second representor (another host function).
+run_pair ctrl-vf \
+	"doca_comch_ctrl_server -p 0000:03:00.0 -r 0000:03:00.2 -t pong-vf" \
+	"doca_comch_ctrl_client -p 03:00.2 -t ping-vf" \
+	'server: message from the client: "ping-vf"' 'client: answer from the server: "pong-vf"'
+run_pair fast-path \
+	"doca_comch_data_server -p 03:00.0 -r 03:00.1 -t from-dpu -n 20000" \
+	"doca_comch_data_client -p 03:00.1 -t from-host -n 20000" \
+	'server: received 20000 messages through the fast path, the last: "from-host #19999"' \
+	'client: received 20000 messages through the fast path, the last: "from-dpu #19999"'
+run_pair endpoint \
+	"doca_cc_ep_service -p 03:00.0 -r 03:00.1 -t pong -n 1" \
+	"doca_cc_ep_client -p 03:00.1 -t ping -n 5000" \
+	'service: answered 5000 messages from 1 client(s)' \
+	'client: 5000 sent, 5000 received; peer statistics: sent 5000 (20000 bytes), received 5000 (20000 bytes), in flight 0' \
+	'service: listening'
+
+head -c 5000011 /dev/urandom > "$dir/file.in"
+run_pair file \
+	"doca_comch_file_server -p 03:00.0 -r 03:00.1 -f $dir/file.out -s 300" \
+	"doca_comch_file_client -p 03:00.1 -f $dir/file.in" \
+	'server: received 5000011 of 5000011 bytes in 1228 chunks' \
+	': match; back-pressure retries: '
+if ! cmp -s "$dir/file.in" "$dir/file.out"; then
+	echo "FAIL file: the file written differs from the file sent"
+	fail=1
+fi
+# The receiver stalled 300 ms with a 4-message queue: the sender must
+# have met back pressure (retries > 0).
+if grep -q 'back-pressure retries: 0$' "$dir/file.cli"; then
+	echo "FAIL file: no back pressure although the DPU stalled"
+	fail=1
+fi
+
+# expect NAME RC_WANTED TEXT CMD...: exit status and a line of output.
+expect() {
+	local name=$1 want=$2 text=$3 rc
+	shift 3
+	timeout 60 "$@" > "$dir/$name.out" 2>&1
+	rc=$?
+	if [ $rc -ne "$want" ] || ! grep -qF -- "$text" "$dir/$name.out"; then
+		echo "FAIL $name: rc $rc (expected $want), output:"
+		cat "$dir/$name.out"
+		echo "(expected a line with: $text)"
+		fail=1
+	else
+		echo "ok $name"
+	fi
+}
+
+# Documented: a connect before the service listens fails.
+expect ep-connect-before-listen 1 "Connection aborted" \
+	$B/doca_cc_ep_client -p 03:00.1 -t early
+# argp as the vendor's samples use it.
+expect help 0 "-p, --pci-addr <PCI-ADDRESS>" $B/doca_comch_ctrl_server -h
+expect help-rep 0 "-r, --rep-pci <PCI-ADDRESS>" $B/doca_comch_ctrl_server --help
+expect unknown-option 1 'unknown option "--bogus"' $B/doca_comch_ctrl_client --bogus
+expect missing-value 1 '-p: a value is expected' $B/doca_comch_ctrl_client -p
+# A PCI address nothing is configured at.
+expect no-such-device 1 "No suitable device at PCI address 04:00.0" \
+	$B/doca_comch_ctrl_client -p 04:00.0
+# A server on a host device: the capability check refuses it.
+expect server-on-host 1 "No suitable device at PCI address 03:00.1" \
+	$B/doca_comch_ctrl_server -p 03:00.1 -r 03:00.1
+# A bad emulation configuration names what is wrong.
+DOCA_COMCH_EMU="dpu 03:00.0 colour=blue" expect bad-config 1 'unknown key "colour"' \
+	$B/doca_comch_ctrl_client -p 03:00.1
+DOCA_COMCH_EMU= DOCA_COMCH_EMU_CONF=$dir/nonexistent expect bad-conf-file 1 \
+	"DOCA_COMCH_EMU_CONF=$dir/nonexistent: cannot read" $B/doca_comch_ctrl_client -p 03:00.1
+exit $fail
