@@ -40,6 +40,14 @@ comch_dummy_send(void *p __rte_unused, uint32_t id __rte_unused,
 }
 
 static int
+comch_dummy_sendv(void *p __rte_unused, uint32_t id __rte_unused,
+		const struct rte_comch_sendv_op *ops __rte_unused,
+		uint16_t n __rte_unused)
+{
+	return -ENODEV;
+}
+
+static int
 comch_dummy_post(void *c __rte_unused, void * const *bufs __rte_unused,
 		const uint32_t *lens __rte_unused, uint16_t n __rte_unused)
 {
@@ -55,7 +63,8 @@ comch_dummy_poll(void *c __rte_unused,
 }
 
 #define COMCH_DUMMY_FP { .send = comch_dummy_send, \
-	.post = comch_dummy_post, .poll = comch_dummy_poll }
+	.post = comch_dummy_post, .poll = comch_dummy_poll, \
+	.sendv = comch_dummy_sendv }
 
 struct rte_comch_fp_ops rte_comch_fp_ops[RTE_COMCH_MAX_DEVS] = {
 	[0 ... RTE_COMCH_MAX_DEVS - 1] = COMCH_DUMMY_FP,
@@ -67,6 +76,7 @@ rte_comch_pmd_probing_finish(struct rte_comch_dev *dev)
 	struct rte_comch_fp_ops *fp = &rte_comch_fp_ops[dev->data->dev_id];
 
 	fp->send = dev->dev_ops->fp_send;
+	fp->sendv = dev->dev_ops->fp_sendv;
 	fp->post = dev->dev_ops->fp_post;
 	fp->poll = dev->dev_ops->fp_poll;
 }

@@ -444,6 +444,7 @@ static const struct rte_comch_dev_ops shm_dev_ops = {
 	.producer_priv_size = sizeof(struct shm_producer),
 	.consumer_priv_size = sizeof(struct shm_consumer),
 	.fp_send = shm_fp_send,
+	.fp_sendv = shm_fp_sendv,
 	.fp_post = shm_fp_post,
 	.fp_poll = shm_fp_poll,
 };

@@ -507,6 +507,8 @@ void shm_fp_stats(struct rte_comch_dev *cdev, void *fp_drv, uint64_t *msgs,
 		uint64_t *bytes);
 int shm_fp_send(void *producer, uint32_t consumer_id,
 		const struct rte_comch_send_op *ops, uint16_t nb_ops);
+int shm_fp_sendv(void *producer, uint32_t consumer_id,
+		const struct rte_comch_sendv_op *ops, uint16_t nb_ops);
 int shm_fp_post(void *consumer, void * const *bufs, const uint32_t *lens,
 		uint16_t nb_bufs);
 int shm_fp_poll(void *consumer, struct rte_comch_completion *cpl,
