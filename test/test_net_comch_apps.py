@@ -54,6 +54,24 @@ QUIET = ["--log-level=lib.eal:error", "--log-level=lib.telemetry:error"]
 failures = []
 
 
+def sanitizer_preload():
+    """Under a sanitizer build (-Db_sanitize=address,undefined) the drivers
+    need the ASan runtime loaded first in Debian's programs, which are
+    not built with it: preload it there (LSan off: they are not ours)."""
+    out = subprocess.run(["readelf", "-d", NET], capture_output=True, text=True).stdout
+    libs = [l for l in ("libasan.so", "libubsan.so") if l in out]
+    if not libs:
+        return {}
+    paths = [subprocess.run(["gcc", f"-print-file-name={l}"], capture_output=True,
+                            text=True).stdout.strip() for l in libs]
+    opts = os.environ.get("ASAN_OPTIONS", "")
+    return {"LD_PRELOAD": " ".join(paths),
+            "ASAN_OPTIONS": (opts + ":" if opts else "") + "detect_leaks=0"}
+
+
+DEBIAN_ENV = dict(os.environ, **sanitizer_preload())
+
+
 def die_with_parent():
     """In the child: killed when the test dies (a failed run leaves no
     busy-polling testpmd behind on a shared machine)."""
@@ -163,7 +181,8 @@ class Testpmd(Proc):
     """dpdk-testpmd in interactive mode."""
 
     def __init__(self, name, eal, args=()):
-        super().__init__(name, [TESTPMD] + QUIET + DRV + list(eal) + ["--", "-i"] + list(args))
+        super().__init__(name, [TESTPMD] + QUIET + DRV + list(eal) + ["--", "-i"] + list(args),
+                         env=DEBIAN_ENV)
         self.expect(r"testpmd> ", seconds=120)
 
     def cmd(self, c, seconds=60):
@@ -413,7 +432,7 @@ def case_tools():
             pi = subprocess.run(["dpdk-proc-info"] + QUIET + DRV +
                                 ["--no-pci", "--file-prefix", prefix, "--", what],
                                 capture_output=True, text=True, timeout=120,
-                                preexec_fn=die_with_parent)
+                                env=DEBIAN_ENV, preexec_fn=die_with_parent)
             out += pi.stdout + pi.stderr
             open(f"{TMP}/proc-info.log", "w").write(out)
             check(pi.returncode == 0, f"proc-info {what} exit status {pi.returncode}")
@@ -430,7 +449,8 @@ def case_tools():
         check(r["/ethdev/info,0"]["name"] == "net_comch1", "/ethdev/info")
         # dpdk-dumpcap: a secondary of the DPU sample capturing on its port
         pcap = f"{TMP}/cap.pcapng"
-        env = dict(os.environ, LD_PRELOAD=f"{SHM} {NET}")
+        env = dict(DEBIAN_ENV)
+        env["LD_PRELOAD"] = " ".join(filter(None, [DEBIAN_ENV.get("LD_PRELOAD"), SHM, NET]))
         dc = subprocess.run(["dpdk-dumpcap", "--file-prefix", f"ncm-td-{PID}", "-i", "net_comch0",
                              "-c", "1000", "-w", pcap, "-q"], capture_output=True,
                             text=True, timeout=120, env=env, preexec_fn=die_with_parent)
