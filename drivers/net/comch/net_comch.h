@@ -50,6 +50,26 @@
  */
 #define NCM_FRAMES_PER_MSG 16
 
+/**
+ * The frames of a message, from its immediate data @p imm (a private copy
+ * of @p imm_len bytes) and its length @p len (at most the posted length):
+ * their number, or 0 for a message to drop whole (lengths missing, odd,
+ * too many, or not adding up to @p len).
+ */
+static inline unsigned int
+ncm_frames_check(const void *imm, uint32_t imm_len, uint32_t len)
+{
+	const uint8_t *p = (const uint8_t *)imm;
+	unsigned int n = imm_len / 2, k;
+	uint32_t sum = 0;
+
+	if (imm_len == 0 || (imm_len & 1) != 0 || n > NCM_FRAMES_PER_MSG)
+		return 0;
+	for (k = 0; k < n; k++)
+		sum += (uint32_t)p[2 * k] | (uint32_t)p[2 * k + 1] << 8;
+	return sum == len ? n : 0;
+}
+
 enum ncm_msg_type {
 	NCM_MSG_HELLO = 1,
 	NCM_MSG_QUEUE = 2,

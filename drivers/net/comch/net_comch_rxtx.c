@@ -29,7 +29,7 @@
 #include "net_comch_priv.h"
 
 /* Bytes of a message prefetched before its frames are copied. */
-#define NCM_PREFETCH_MAX 2048
+#define NCM_PREFETCH_MAX 2048u
 /* Mbuf segments gathered per send. */
 #define NCM_TX_SEGS 128
 
@@ -95,25 +95,15 @@ ncm_rx_chain(struct ncm_rxq *q, struct rte_mbuf *head, const uint8_t *src,
 static inline unsigned int
 ncm_rx_frames(struct ncm_rxq *q, const struct rte_comch_completion *c)
 {
-	const unaligned_uint16_t *lens = (const unaligned_uint16_t *)c->imm;
-	unsigned int n = c->imm_len / 2, k;
-	uint32_t sum = 0;
+	unsigned int n;
 
 	if (unlikely(c->status != 0)) {
 		q->st.cancelled++;
 		return 0;
 	}
-	if (unlikely(c->imm_len == 0 || (c->imm_len & 1) != 0 ||
-		     n > NCM_FRAMES_PER_MSG)) {
+	n = ncm_frames_check(c->imm, c->imm_len, c->len);
+	if (unlikely(n == 0))
 		q->st.malformed++;
-		return 0;
-	}
-	for (k = 0; k < n; k++)
-		sum += rte_le_to_cpu_16(lens[k]);
-	if (unlikely(sum != c->len)) {
-		q->st.malformed++;
-		return 0;
-	}
 	return n;
 }
 
