@@ -377,8 +377,8 @@ def case_secondary():
             base = dpu.xstats(0)
             wait(lambda: dpu.xstats(0)["rx_q1_packets"] > base["rx_q1_packets"] + 10000,
                  "the secondary's queue 1 reaches the DPU")
-            check(dpu.xstats(0)["rx_q0_packets"] > base["rx_q0_packets"],
-                  "the primary's queue 0 too")
+            wait(lambda: dpu.xstats(0)["rx_q0_packets"] > base["rx_q0_packets"],
+                 "the primary's queue 0 too")
             if round_ == 0:
                 sec.kill()  # SIGKILL in the middle of sending
                 base = dpu.xstats(0)
