@@ -871,7 +871,7 @@ net_hello(struct ncm_msg_hello *h, uint16_t queues)
 static int
 net_evil_hung_up(struct evil *e)
 {
-	uint64_t dl = test_deadline(10);
+	uint64_t dl = test_deadline(30);
 	char buf[512], cbuf[CMSG_SPACE(4 * sizeof(int))];
 	ssize_t n;
 
@@ -999,6 +999,28 @@ case_net_disagree(void)
 	CHECK(!net_log_has("broke the port protocol"), "not a violation");
 	evil_close(&e);
 	CHECK(net_wait_log("connection"), "loss seen");
+	return net_port_close((uint16_t)port, "net_comch_evil");
+}
+
+static uint64_t net_xstat(uint16_t port, const char *name);
+
+/* A peer that never says HELLO loses its connection (it would hold the
+ * DPU port's only one), logged. */
+static int
+case_net_silent(void)
+{
+	struct evil e;
+	int port;
+
+	port = net_port_open("net_comch_evil",
+		"comch=comch_shm_dpu,server=evilnet,queues=2,bufs=8");
+	CHECK(port >= 0, "port");
+	test_log_reset();
+	CHECK_OK(net_evil_open(&e));
+	CHECK_OK(net_evil_hung_up(&e)); /* after NCM_HELLO_TIMEOUT_MS */
+	CHECK(net_log_has("no HELLO from the peer within 5000 ms"), "logged");
+	CHECK_EQ(net_xstat((uint16_t)port, "handshakes_refused"), 1);
+	evil_close(&e);
 	return net_port_close((uint16_t)port, "net_comch_evil");
 }
 
@@ -1227,6 +1249,7 @@ main(int argc __rte_unused, char **argv)
 		{ "abort_seq", case_abort_seq },
 		{ "net_bad_messages", case_net_bad_messages },
 		{ "net_disagree", case_net_disagree },
+		{ "net_silent", case_net_silent },
 		{ "net_frames", case_net_frames },
 		{ "net_honest", case_net_honest },
 	};

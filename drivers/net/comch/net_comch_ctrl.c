@@ -698,6 +698,8 @@ ncm_enter_state(struct ncm_proc *pp, enum ncm_state next)
 			d->nb_rx_queues, d->nb_tx_queues, port->conf.buf_size,
 			d->mtu, d->mac_addrs[0].addr_bytes);
 		pp->hello_sent = false;
+		pp->hello_deadline = rte_get_timer_cycles() +
+			ncm_ms(NCM_HELLO_TIMEOUT_MS);
 		for (i = 0; i < d->nb_rx_queues; i++)
 			((struct ncm_rxq *)d->rx_queues[i])->announced = 0;
 		NCM_LOG(DEBUG, "%s: connection %u established", ncm_name(pp),
@@ -992,6 +994,13 @@ ncm_primary_tick(struct ncm_proc *pp)
 				pp->port->conn_id, strerror(-pp->lost_err));
 			ncm_event(pp, NCM_EV_LOST);
 		}
+	}
+	if (pp->state == NCM_ST_HANDSHAKE && !pp->proto.hello_seen &&
+	    rte_get_timer_cycles() > pp->hello_deadline) {
+		NCM_LOG(ERR, "%s: connection %u: no HELLO from the peer within %d ms (is it a net_comch port?); closing the connection",
+			ncm_name(pp), pp->port->conn_id, NCM_HELLO_TIMEOUT_MS);
+		pp->port->nb_refused++;
+		ncm_event(pp, NCM_EV_LOST);
 	}
 	if (pp->conn != NULL && (pp->state == NCM_ST_HANDSHAKE ||
 	    pp->state == NCM_ST_RUNNING || pp->state == NCM_ST_REFUSED)) {

@@ -56,6 +56,9 @@ extern int ncm_logtype;
 #define NCM_TICK_IDLE_US 10000
 /** A host port's pause between connection attempts. */
 #define NCM_RETRY_MS 100
+/** How long a peer may take to send its HELLO before the connection is
+ * closed (a silent peer would hold a DPU port's only connection). */
+#define NCM_HELLO_TIMEOUT_MS 5000
 
 /* ------------------------------------------------------- shared state */
 
@@ -217,6 +220,7 @@ struct ncm_proc {
 	int lost_err;
 	bool peers_changed;            /**< A consumer event came. */
 	bool hello_sent;
+	uint64_t hello_deadline;       /**< Timer cycles: the peer's HELLO by then. */
 	struct ncm_proto proto;
 	bool link_up;                  /**< As last reported. */
 	bool lsc_pending;              /**< Report after the lock is dropped. */
