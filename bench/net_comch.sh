@@ -13,7 +13,7 @@
 #   bench/net_comch.sh [REPS]          (default 3)
 #
 # Knobs (environment): SIZES (frame bytes, default "64 256 1500 9000"),
-# QUEUES (default "1 2"), SECS (per run, default 6), CPU_A, CPU_B (0, 1),
+# QUEUES (default "1 2"), SECS (per run, default 8), CPU_A, CPU_B (0, 1),
 # BUILD (build). Needs dpdk-testpmd, librte-net-memif23 and hugepages
 # (devtools/setup.sh). Output: bench/out/net-<UTC time>/ with the logs,
 # results.txt (one line per run) and summary.md (the table for
@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 REPS=${1:-3}
 SIZES=${SIZES:-64 256 1500 9000}
 QUEUES=${QUEUES:-1 2}
-SECS=${SECS:-6}
+SECS=${SECS:-8}
 CPU_A=${CPU_A:-0}
 CPU_B=${CPU_B:-1}
 BUILD=${BUILD:-build}
@@ -50,7 +50,7 @@ print(f"{statistics.median(v) / 1e6:.4f}" if v else "")'
 
 # run MODE SIZE QUEUES REP: one receiver/sender pair, one line in results.txt
 run() {
-	local mode=$1 size=$2 q=$3 rep=$4 srv cli rate bsz mb pkt s c seg=""
+	local mode=$1 size=$2 q=$3 rep=$4 srv cli rate bsz mb pkt s c seg="" mtu=""
 	local tag=${mode}_${size}B_${q}q_$rep
 	if [ "$size" -gt 1500 ]; then
 		bsz=9216; mb=9344; pkt=9216
@@ -60,7 +60,8 @@ run() {
 	case $mode in
 	comch)
 		s="$D --vdev=comch_shm0,role=dpu,path=$LINK --vdev=net_comch0,comch=comch_shm0,server=b,queues=$q,buf_size=$bsz"
-		c="$D --vdev=comch_shm1,role=host,path=$LINK --vdev=net_comch1,comch=comch_shm1,server=b,queues=$q,buf_size=$bsz" ;;
+		c="$D --vdev=comch_shm1,role=host,path=$LINK --vdev=net_comch1,comch=comch_shm1,server=b,queues=$q,buf_size=$bsz"
+		mtu="--max-pkt-len=$pkt" ;;
 	memif_copy)
 		s="--vdev=net_memif0,role=server,socket=$LINK/m.sock,bsize=$bsz"
 		c="--vdev=net_memif0,role=client,socket=$LINK/m.sock,bsize=$bsz" ;;
@@ -69,7 +70,10 @@ run() {
 		c="--vdev=net_memif0,role=client,socket=$LINK/m.sock,bsize=$bsz,zero-copy=yes"
 		seg="--single-file-segments" ;;
 	esac
-	local common="--nb-cores=1 --rxq=$q --txq=$q --stats-period=1 --total-num-mbufs=16384 --mbuf-size=$mb --max-pkt-len=$pkt"
+	# memif takes frames up to bsize whatever its MTU (it reports 1518
+	# as its largest frame, so no --max-pkt-len there); --txpkts after
+	# --mbuf-size, which testpmd checks it against
+	local common="--nb-cores=1 --rxq=$q --txq=$q --stats-period=1 --total-num-mbufs=16384 --mbuf-size=$mb $mtu"
 	# shellcheck disable=SC2086
 	taskset -c "$CPU_A,$CPU_B" dpdk-testpmd -l "$CPU_A,$CPU_B" --main-lcore="$CPU_B" \
 		--no-pci --file-prefix $PRE-s $s --log-level=lib.eal:error -- \
@@ -83,7 +87,7 @@ run() {
 	# shellcheck disable=SC2086
 	taskset -c "$CPU_A,$CPU_B" dpdk-testpmd -l "$CPU_A,$CPU_B" --main-lcore="$CPU_A" \
 		--no-pci $seg --file-prefix $PRE-c $c --log-level=lib.eal:error -- \
-		--forward-mode=txonly --txpkts="$size" $common < /dev/null > "$OUT/$tag.tx.log" 2>&1 &
+		--forward-mode=txonly $common --txpkts="$size" < /dev/null > "$OUT/$tag.tx.log" 2>&1 &
 	cli=$!
 	sleep "$SECS"
 	# the figure first: a stopping memif testpmd may crash its peer
@@ -111,30 +115,40 @@ for rep in $(seq 1 "$REPS"); do
 	done
 done
 "$BUILD/bench/comch-bench-xcore" --cpus="$CPU_A,$CPU_B" --sizes="${SIZES// /,}" \
-	--mode=touch > "$OUT/xcore.txt" 2>&1
+	--mode=notouch,touch > "$OUT/xcore.txt" 2>&1
 
 python3 - "$OUT" <<'PY'
 import collections, re, statistics, sys
 out = sys.argv[1]
-r = collections.defaultdict(list)
+r = collections.defaultdict(dict)  # (mode, size, q) -> {rep: Mpps}
 for line in open(f"{out}/results.txt"):
     mode, size, q, rep, rate = line.split()
     if rate != "nan":
-        r[(mode, int(size), int(q))].append(float(rate))
-xc = {}
+        r[(mode, int(size), int(q))][int(rep)] = float(rate)
+xc, xt = {}, {}
 for line in open(f"{out}/xcore.txt"):
-    m = re.match(r"xcore_(\d+)B_touch_bw: ([\d.]+) GB/s", line)
+    m = re.match(r"xcore_(\d+)B(_touch)?_bw: ([\d.]+) GB/s", line)
     if m:
-        xc[int(m.group(1))] = float(m.group(2)) * 8
-med = lambda k: statistics.median(r[k]) if r.get(k) else float("nan")
-rows = ["| queues | frame | net_comch Mpps | Gbit/s | memif copy Mpps | Gbit/s | memif zero-copy Mpps | Gbit/s | comch / copy | comch / zc | comch / xcore limit |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+        (xt if m.group(2) else xc)[int(m.group(1))] = float(m.group(3)) * 8
+nan = float("nan")
+med = lambda k: statistics.median(r[k].values()) if r.get(k) else nan
+def ratio(size, q, other):
+    """Median over repetitions of the ratio within each repetition: runs
+    next to each other see the same machine."""
+    a, b = r.get(("comch", size, q), {}), r.get((other, size, q), {})
+    v = [a[i] / b[i] for i in a if i in b and b[i] > 0]
+    return statistics.median(v) if v else nan
+rows = ["| queues | frame | net_comch Mpps | Gbit/s | memif copy Mpps | Gbit/s | memif zero-copy Mpps | Gbit/s | comch / copy | comch / zc | xcore limit Gbit/s (reader reading) | comch / limit |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
 for size, q in sorted({(k[1], k[2]) for k in r}, key=lambda t: (t[1], t[0])):
     c, m, z = (med((mo, size, q)) for mo in ("comch", "memif_copy", "memif_zc"))
     g = lambda mpps: mpps * size * 8 / 1000
-    lim = xc.get(size)
+    lim, limt = xc.get(size), xt.get(size)
     rows.append(f"| {q} | {size} B | {c:.2f} | {g(c):.1f} | {m:.2f} | {g(m):.1f} | {z:.2f} | {g(z):.1f} | "
-                f"{c / m:.2f} | {c / z:.2f} | " + (f"{g(c) / lim:.0%} of {lim:.1f} Gbit/s" if lim else "") + " |")
+                f"{ratio(size, q, 'memif_copy'):.2f} | {ratio(size, q, 'memif_zc'):.2f} | " +
+                (f"{lim:.1f} ({limt:.1f}) | {g(c) / lim:.0%}" if lim and limt else " | ") + " |")
+rows.append("")
+rows.append("Mpps: median over repetitions; ratios: median over repetitions of the ratio within each.")
 open(f"{out}/summary.md", "w").write("\n".join(rows) + "\n")
 print("\n".join(rows))
 PY
