@@ -534,6 +534,56 @@ case_backpressure(void)
 	return pools_full();
 }
 
+/* Bursts that ask for fewer frames than a message holds: the rest waits
+ * in the port for the next call, in order; what is left when the port
+ * stops is counted as flushed, and no mbuf is kept. */
+static int
+case_small_bursts(void)
+{
+	struct port_opts od = { 1, 1, false, mp_d }, oh = { 1, 1, false, mp_h };
+	uint64_t dl;
+	uint32_t got = 0;
+	int d, h;
+
+	CHECK_OK(pair_open(&d, &h, "", "", &od, &oh));
+	CHECK(wait_link(h, 1, 20), "link up");
+	CHECK_EQ(send_seq(h, 0, 0, 64, 100, 20), 64); /* 4 messages of 16 */
+	dl = test_deadline(20);
+	while (got < 64 && !test_expired(dl)) {
+		struct rte_mbuf *m[3];
+		uint16_t k, r = rte_eth_rx_burst(d, 0, m, 1 + got % 3);
+
+		for (k = 0; k < r; k++, got++) {
+			int ret = pkt_check(m[k], got, 100);
+
+			rte_pktmbuf_free(m[k]);
+			CHECK_OK(ret);
+		}
+	}
+	CHECK_EQ(got, 64);
+	/* 16 more, 5 taken: 11 left in the port when it stops */
+	CHECK_EQ(send_seq(h, 0, 64, 16, 100, 20), 16);
+	dl = test_deadline(20);
+	for (got = 0; got < 5 && !test_expired(dl);) {
+		struct rte_mbuf *m[5];
+		uint16_t k, r = rte_eth_rx_burst(d, 0, m, (uint16_t)(5 - got));
+
+		for (k = 0; k < r; k++, got++) {
+			int ret = pkt_check(m[k], 64 + got, 100);
+
+			rte_pktmbuf_free(m[k]);
+			CHECK_OK(ret);
+		}
+	}
+	CHECK_EQ(got, 5);
+	CHECK_OK(rte_eth_dev_stop(d));
+	CHECK_EQ(xstat(d, "rx_q0_flushed"), 11);
+	CHECK_OK(rte_eth_dev_start(d));
+	CHECK_OK(port_close(h));
+	CHECK_OK(port_close(d));
+	return pools_full();
+}
+
 /* Jumbo frames in segments: gathered on tx, one posted buffer on the
  * wire, a chain of small mbufs on rx (scatter); without scatter such a
  * frame is dropped and counted; longer than the buffers: dropped at tx
@@ -720,6 +770,7 @@ main(int argc __rte_unused, char **argv)
 		{ "devargs", case_devargs },
 		{ "queues", case_queues },
 		{ "backpressure", case_backpressure },
+		{ "small_bursts", case_small_bursts },
 		{ "jumbo", case_jumbo },
 		{ "mismatch", case_mismatch },
 		{ "restart", case_restart },

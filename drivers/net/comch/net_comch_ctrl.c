@@ -189,18 +189,32 @@ ncm_rx_release(struct ncm_proc *pp, uint16_t i)
 	struct ncm_rxq *q = ncm_rxq(pp, i);
 	struct rte_comch_consumer *cons = l->obj;
 	struct rte_comch_completion cpl[NCM_BURST];
-	int n, k;
+	unsigned int k;
+	int n;
 
 	if (!l->stopping) {
-		if (l->pend_frames != 0 && q != NULL)
-			q->st.flushed += (uint64_t)(l->pend_frames - l->pend_next);
-		l->pend_frames = 0;
+		/* Completions taken, not turned into mbufs yet: dropped. */
+		for (k = 0; k < l->cpl_n && q != NULL; k++) {
+			const struct rte_comch_completion *c =
+				&l->cpl[l->cpl_head + k];
+			unsigned int nf = ncm_frames_check(c->imm, c->imm_len,
+					c->len);
+
+			if (c->status == 0)
+				q->st.flushed += k == 0 && l->cur_frames !=
+					NCM_UNCHECKED ? (uint64_t)(l->cur_frames -
+					l->cur_next) : nf;
+		}
+		l->cpl_n = 0;
+		l->cur_frames = NCM_UNCHECKED;
+		l->cur_next = 0;
+		l->cur_off = 0;
 		rte_comch_consumer_stop(cons);
 		l->stopping = 1;
 	}
 	do {
 		n = rte_comch_consumer_poll_burst(cons, cpl, NCM_BURST);
-		for (k = 0; k < n && q != NULL; k++)
+		for (k = 0; k < (unsigned int)RTE_MAX(n, 0) && q != NULL; k++)
 			if (cpl[k].status == 0)
 				q->st.flushed += RTE_MAX(cpl[k].imm_len / 2, 1u);
 	} while (n > 0);
@@ -266,7 +280,10 @@ ncm_rx_create(struct ncm_proc *pp, uint16_t i, struct ncm_rxq *q,
 		goto fail;
 	for (k = 0; k < RTE_DIM(l->lens); k++)
 		l->lens[k] = port->conf.buf_size;
-	l->pend_frames = 0;
+	l->cpl_n = 0;
+	l->cur_frames = NCM_UNCHECKED;
+	l->cur_next = 0;
+	l->cur_off = 0;
 	for (posted = 0; posted < q->nb_bufs; posted += (uint32_t)n) {
 		uint32_t c = RTE_MIN(q->nb_bufs - posted, (uint32_t)NCM_BURST);
 

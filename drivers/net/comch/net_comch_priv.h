@@ -51,6 +51,8 @@ extern int ncm_logtype;
 
 /** Packets per send or poll of the comch fast path. */
 #define NCM_BURST 32
+/** A completion whose frames are not checked yet. */
+#define NCM_UNCHECKED UINT16_MAX
 /** Control alarm period while something is in progress, and when idle. */
 #define NCM_TICK_BUSY_US 1000
 #define NCM_TICK_IDLE_US 10000
@@ -179,12 +181,15 @@ struct ncm_lq {
 	uint8_t in_burst;
 	uint8_t wanted;      /**< A burst found no object. */
 	uint32_t buf_size;   /**< Tx: the peer's posted buffers; rx: ours. */
-	uint32_t lens[NCM_BURST + 1] __rte_aligned(8); /**< Rx: buf_size each. */
-	/* Rx: a message the last burst could not take whole. */
-	uint16_t pend_frames;  /**< Its frames; 0: none. */
-	uint16_t pend_next;    /**< The next one to take. */
-	uint32_t pend_off;     /**< Where it starts. */
-	struct rte_comch_completion pend;
+	uint32_t lens[NCM_BURST] __rte_aligned(8); /**< Rx: buf_size each. */
+	/* Rx: completions taken from the consumer and not yet turned into
+	 * mbufs (a burst asked for fewer frames than they hold): cpl[head]
+	 * .. cpl[head + n - 1]; of cpl[head], frames [next, frames) from
+	 * byte off are left (frames: NCM_UNCHECKED until checked). */
+	uint16_t cpl_head, cpl_n;
+	uint16_t cur_frames, cur_next;
+	uint32_t cur_off;
+	struct rte_comch_completion cpl[NCM_BURST];
 	/* Control (the alarm) only, from here. */
 	uint8_t held __rte_cache_aligned; /**< This process owns the queue. */
 	uint8_t stopping;    /**< Rx: consumer stopping, draining. */

@@ -156,72 +156,70 @@ ncm_rx_unpack(struct ncm_rxq *q, const struct rte_comch_completion *c,
 	return out;
 }
 
+/* Polls of the consumer per rx burst, at most. */
+#define NCM_RX_POLLS 4
+
 uint16_t
 ncm_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb)
 {
 	struct ncm_rxq *q = queue;
 	struct ncm_lq *l = &ncm_proc_of(q->port_id)->rxl[q->qid];
-	struct rte_comch_completion cpl[NCM_BURST];
-	void *repost[NCM_BURST + 1];
-	unsigned int nr = 0, nf;
+	void *repost[NCM_BURST];
+	unsigned int nr = 0, polls = 0;
 	uint64_t bytes = 0;
-	uint16_t nb_rx = 0, want, next;
-	uint32_t off;
-	int n, i;
+	uint16_t nb_rx = 0, asked = 0;
+	int n = 0, i;
 
 	if (unlikely(!ncm_enter(l)))
 		goto out;
-	/* What the last call could not take of a message. */
-	if (unlikely(l->pend_frames != 0)) {
-		nb_rx = ncm_rx_unpack(q, &l->pend, l->pend_frames, &l->pend_next,
-				&l->pend_off, pkts, nb, &bytes);
-		if (l->pend_next < l->pend_frames)
-			goto done;
-		repost[nr++] = l->pend.buf;
-		l->pend_frames = 0;
-	}
 	while (nb_rx < nb) {
-		/* As many messages as surely fit, at least one. */
-		want = (uint16_t)((nb - nb_rx) / NCM_FRAMES_PER_MSG);
-		want = RTE_MAX(want, (uint16_t)1);
-		want = RTE_MIN(want, (uint16_t)(NCM_BURST - nr));
-		if (want == 0)
-			break;
-		n = rte_comch_consumer_poll_burst(l->obj, cpl, want);
-		if (n <= 0)
-			break; /* nothing, or the connection is lost (the alarm sees it) */
-		/* The frames were just written by the peer's core: ask for
-		 * all their lines at once rather than miss on each in turn. */
-		for (i = 0; i < n; i++) {
-			uint32_t o, end = RTE_MIN(cpl[i].len, NCM_PREFETCH_MAX);
+		struct rte_comch_completion *c;
 
-			for (o = 0; o < end; o += RTE_CACHE_LINE_SIZE)
-				rte_prefetch0(RTE_PTR_ADD(cpl[i].buf, o));
-		}
-		for (i = 0; i < n; i++) {
-			nf = ncm_rx_frames(q, &cpl[i]);
-			next = 0;
-			off = 0;
-			if (nf != 0)
-				nb_rx += ncm_rx_unpack(q, &cpl[i], nf, &next, &off,
-						&pkts[nb_rx], nb - nb_rx, &bytes);
-			if (next < nf) {
-				/* Only the last of a single-message poll can
-				 * overflow: keep the rest for the next call. */
-				l->pend = cpl[i];
-				l->pend_frames = (uint16_t)nf;
-				l->pend_next = next;
-				l->pend_off = off;
-				continue;
+		if (l->cpl_n == 0) {
+			/* As many messages as frames wanted (each holds one
+			 * at least); what is left stays for the next call. */
+			if (polls == NCM_RX_POLLS || (polls != 0 && n < asked))
+				break;
+			asked = RTE_MIN((uint16_t)(nb - nb_rx), (uint16_t)NCM_BURST);
+			n = rte_comch_consumer_poll_burst(l->obj, l->cpl, asked);
+			polls++;
+			if (n <= 0)
+				break; /* nothing, or the connection is lost (the alarm sees it) */
+			/* The frames were just written by the peer's core:
+			 * ask for all their lines at once rather than miss on
+			 * each in turn. */
+			for (i = 0; i < n; i++) {
+				uint32_t o, end = RTE_MIN(l->cpl[i].len, NCM_PREFETCH_MAX);
+
+				for (o = 0; o < end; o += RTE_CACHE_LINE_SIZE)
+					rte_prefetch0(RTE_PTR_ADD(l->cpl[i].buf, o));
 			}
-			repost[nr++] = cpl[i].buf;
+			l->cpl_head = 0;
+			l->cpl_n = (uint16_t)n;
 		}
-		if (n < want || l->pend_frames != 0)
-			break;
+		c = &l->cpl[l->cpl_head];
+		if (l->cur_frames == NCM_UNCHECKED)
+			l->cur_frames = (uint16_t)ncm_rx_frames(q, c);
+		if (l->cur_frames != 0)
+			nb_rx += ncm_rx_unpack(q, c, l->cur_frames, &l->cur_next,
+					&l->cur_off, &pkts[nb_rx], nb - nb_rx,
+					&bytes);
+		if (l->cur_next < l->cur_frames)
+			break; /* no room for the rest of it: the next call */
+		/* The buffer goes back at once (its frames are in mbufs
+		 * now); fewer only if the connection was lost meanwhile. */
+		repost[nr++] = c->buf;
+		if (nr == NCM_BURST) {
+			rte_comch_consumer_post_burst(l->obj, repost, l->lens,
+					(uint16_t)nr);
+			nr = 0;
+		}
+		l->cpl_head++;
+		l->cpl_n--;
+		l->cur_frames = NCM_UNCHECKED;
+		l->cur_next = 0;
+		l->cur_off = 0;
 	}
-done:
-	/* The buffers go back at once (their frames are in mbufs now);
-	 * fewer only if the connection was lost meanwhile. */
 	if (nr != 0)
 		rte_comch_consumer_post_burst(l->obj, repost, l->lens,
 				(uint16_t)nr);
