@@ -269,14 +269,33 @@ test_log_reset(void)
 	test_log_mem = open_memstream(&test_log_buf, &test_log_len);
 }
 
-/* Whether the capture since the last reset contains @p s. */
+/* Whether the capture since the last reset contains @p s. Safe while
+ * another thread (the EAL interrupt thread, a driver's alarm) logs: the
+ * stream's lock keeps its buffer in place while it is searched. */
 static inline int
 test_log_has(const char *s)
 {
+	int r;
+
 	if (test_log_mem == NULL)
 		return 0;
+	flockfile(test_log_mem);
 	fflush(test_log_mem);
-	return test_log_buf != NULL && strstr(test_log_buf, s) != NULL;
+	r = test_log_buf != NULL && strstr(test_log_buf, s) != NULL;
+	funlockfile(test_log_mem);
+	return r;
+}
+
+/* Wait until the capture contains @p s, which another thread logs;
+ * @p seconds is a failure guard. Returns whether it does. */
+static inline int
+test_log_wait(const char *s, double seconds)
+{
+	uint64_t dl = test_deadline(seconds);
+
+	while (!test_log_has(s) && !test_expired(dl))
+		rte_delay_us_sleep(1000);
+	return test_log_has(s);
 }
 
 #endif /* COMCH_TEST_H */

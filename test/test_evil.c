@@ -773,28 +773,6 @@ case_abort_seq(void)
 static struct rte_mempool *net_mp;
 
 static int
-net_log_has(const char *s)
-{
-	int r;
-
-	flockfile(test_log_mem);
-	fflush(test_log_mem);
-	r = test_log_buf != NULL && strstr(test_log_buf, s) != NULL;
-	funlockfile(test_log_mem);
-	return r;
-}
-
-static int
-net_wait_log(const char *s)
-{
-	uint64_t dl = test_deadline(10);
-
-	while (!net_log_has(s) && !test_expired(dl))
-		rte_delay_us_sleep(1000);
-	return net_log_has(s);
-}
-
-static int
 net_port_open(const char *name, const char *args)
 {
 	struct rte_eth_conf conf = { .rxmode.offloads = RTE_ETH_RX_OFFLOAD_SCATTER };
@@ -967,8 +945,8 @@ case_net_bad_messages(void)
 			net_evil_msg(&e, n++, &q, sizeof(q));
 			break;
 		}
-		CHECK(net_wait_log(bad[k].log), "log lacks \"%s\"", bad[k].log);
-		CHECK(net_log_has("the peer broke the port protocol"), "protocol");
+		CHECK(test_log_wait(bad[k].log, 10), "log lacks \"%s\"", bad[k].log);
+		CHECK(test_log_has("the peer broke the port protocol"), "protocol");
 		CHECK_OK(net_evil_hung_up(&e));
 		evil_close(&e);
 	}
@@ -992,13 +970,13 @@ case_net_disagree(void)
 	CHECK_OK(net_evil_open(&e));
 	net_hello(&h, 3);
 	net_evil_msg(&e, 0, &h, sizeof(h));
-	CHECK(net_wait_log("the two ends disagree: the peer's port has queues=3, this one queues=2"),
+	CHECK(test_log_wait("the two ends disagree: the peer's port has queues=3, this one queues=2", 10),
 		"disagreement logged");
 	CHECK_OK(rte_eth_link_get_nowait((uint16_t)port, &l));
 	CHECK_EQ(l.link_status, RTE_ETH_LINK_DOWN);
-	CHECK(!net_log_has("broke the port protocol"), "not a violation");
+	CHECK(!test_log_has("broke the port protocol"), "not a violation");
 	evil_close(&e);
-	CHECK(net_wait_log("connection"), "loss seen");
+	CHECK(test_log_wait("connection", 10), "loss seen");
 	return net_port_close((uint16_t)port, "net_comch_evil");
 }
 
@@ -1018,7 +996,7 @@ case_net_silent(void)
 	test_log_reset();
 	CHECK_OK(net_evil_open(&e));
 	CHECK_OK(net_evil_hung_up(&e)); /* after NCM_HELLO_TIMEOUT_MS */
-	CHECK(net_log_has("no HELLO from the peer within 5000 ms"), "logged");
+	CHECK(test_log_has("no HELLO from the peer within 5000 ms"), "logged");
 	CHECK_EQ(net_xstat((uint16_t)port, "handshakes_refused"), 1);
 	evil_close(&e);
 	return net_port_close((uint16_t)port, "net_comch_evil");
@@ -1187,7 +1165,7 @@ case_net_frames(void)
 	lens[0] = NET_BUF + 1;
 	net_fill(&c[0], payload, NET_BUF + 1, lens, 2);
 	CHECK_EQ(net_rx((uint16_t)port, 0, 0, NULL), 0);
-	CHECK(net_wait_log("broke the ring protocol"), "the connection broken");
+	CHECK(test_log_wait("broke the ring protocol", 10), "the connection broken");
 	CHECK_OK(net_evil_hung_up(&e));
 	for (k = 0; k < 2; k++) {
 		munmap(c[k].ring, c[k].ring_size);

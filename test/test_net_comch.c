@@ -25,32 +25,6 @@ static unsigned int srv_seq;
 
 /* ------------------------------------------------------------ helpers */
 
-/* Whether the log since the last reset has @p s; safe against the alarm
- * thread logging meanwhile. */
-static int
-log_has(const char *s)
-{
-	int r;
-
-	if (test_log_mem == NULL)
-		return 0;
-	flockfile(test_log_mem);
-	fflush(test_log_mem);
-	r = test_log_buf != NULL && strstr(test_log_buf, s) != NULL;
-	funlockfile(test_log_mem);
-	return r;
-}
-
-static int
-wait_log(const char *s, double seconds)
-{
-	uint64_t dl = test_deadline(seconds);
-
-	while (!log_has(s) && !test_expired(dl))
-		rte_delay_us_sleep(1000);
-	return log_has(s);
-}
-
 static int
 link_is(uint16_t port, int up)
 {
@@ -422,7 +396,7 @@ case_devargs(void)
 		test_log_reset();
 		CHECK(rte_vdev_init("net_comch_bad", bad[i].args) < 0,
 			"\"%s\" was accepted", bad[i].args);
-		CHECK(log_has(bad[i].log), "\"%s\": log lacks \"%s\"",
+		CHECK(test_log_has(bad[i].log), "\"%s\": log lacks \"%s\"",
 			bad[i].args, bad[i].log);
 	}
 	CHECK_EQ(rte_eth_dev_count_avail(), nb);
@@ -449,7 +423,7 @@ case_devargs(void)
 		test_log_reset();
 		CHECK(rte_vdev_init("net_comch_dup", "comch=comch_shm_dpu,server=ok") < 0,
 			"duplicate server accepted");
-		CHECK(log_has("another port or application serves that name there"),
+		CHECK(test_log_has("another port or application serves that name there"),
 			"log on a duplicate name");
 		CHECK_OK(rte_eth_dev_close(p));
 		CHECK_OK(rte_vdev_uninit("net_comch_ok"));
@@ -677,8 +651,8 @@ case_mismatch(void)
 			od.nb_rxq = od.nb_txq = 1;
 		test_log_reset();
 		CHECK_OK(pair_open(&d, &h, c[i].d, c[i].h, &od, &oh));
-		CHECK(wait_log(c[i].log, 20), "log lacks \"%s\"", c[i].log);
-		CHECK(wait_log("the two ends disagree", 20), "disagree logged");
+		CHECK(test_log_wait(c[i].log, 20), "log lacks \"%s\"", c[i].log);
+		CHECK(test_log_wait("the two ends disagree", 20), "disagree logged");
 		CHECK(link_is(d, 0) && link_is(h, 0), "link down");
 		CHECK(xstat(h, "handshakes_refused") + xstat(d, "handshakes_refused") >= 1,
 			"refusal counted");
@@ -755,7 +729,7 @@ case_many_queues(void)
 	test_log_reset();
 	CHECK_OK(pair_open(&d, &h, ",queues=17,bufs=32", ",queues=17,bufs=32",
 		&od, &oh));
-	CHECK(wait_log("the comch device refused another consumer (ENOSPC)", 30),
+	CHECK(test_log_wait("the comch device refused another consumer (ENOSPC)", 30),
 		"ENOSPC logged");
 	CHECK(link_is(d, 0), "DPU link down: its tx queue 16 has no consumer");
 	CHECK_OK(port_close(h));
