@@ -44,7 +44,22 @@ B = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
 ONLY = sys.argv[2:]
 SHM = f"{B}/drivers/comch/shm/librte_comch_shm.so"
 NET = f"{B}/drivers/net/comch/librte_net_comch.so"
-DRV = ["-d", SHM, "-d", NET]
+
+
+def world_writable_above(path):
+    """EAL refuses a -d path with a world-writable folder above it (a
+    build tree in a clone under /tmp)."""
+    d = os.path.dirname(path)
+    while d not in ("", "/"):
+        if os.stat(d).st_mode & 0o002:
+            return True
+        d = os.path.dirname(d)
+    return False
+
+
+# The drivers: with -d, as a user would; preloaded where EAL would refuse.
+PRELOAD_DRV = world_writable_above(NET)
+DRV = [] if PRELOAD_DRV else ["-d", SHM, "-d", NET]
 TESTPMD = shutil.which("dpdk-testpmd")
 PID = os.getpid()
 TMP = tempfile.mkdtemp(prefix="ncm-apps.")
@@ -71,6 +86,8 @@ def sanitizer_preload():
 
 
 DEBIAN_ENV = dict(os.environ, **sanitizer_preload())
+if PRELOAD_DRV:
+    DEBIAN_ENV["LD_PRELOAD"] = " ".join(filter(None, [DEBIAN_ENV.get("LD_PRELOAD"), SHM, NET]))
 
 
 def die_with_parent():
@@ -460,7 +477,8 @@ def case_tools():
         # in rte_pcapng_copy()), whatever the port.
         pcap = f"{TMP}/cap.pcapng"
         env = dict(DEBIAN_ENV)
-        env["LD_PRELOAD"] = " ".join(filter(None, [DEBIAN_ENV.get("LD_PRELOAD"), SHM, NET]))
+        if not PRELOAD_DRV:
+            env["LD_PRELOAD"] = " ".join(filter(None, [DEBIAN_ENV.get("LD_PRELOAD"), SHM, NET]))
         dc = Proc("dumpcap", ["dpdk-dumpcap", "--file-prefix", f"ncm-td-{PID}", "-i",
                               "net_comch0", "-w", pcap], env=env)
         wait(lambda: os.path.exists(pcap) and pcapng_packets(pcap) >= 1000,
@@ -528,6 +546,8 @@ def main():
     if TESTPMD is None:
         print("dpdk-testpmd not found: install dpdk-dev (devtools/setup.sh does)")
         return 77
+    if PRELOAD_DRV:
+        print(f"note: {B} is below a world-writable folder, where EAL refuses -d: drivers preloaded")
     for name, fn in CASES:
         if ONLY and name not in ONLY:
             continue
