@@ -29,7 +29,7 @@
 #include "net_comch_priv.h"
 
 /* Bytes of a message prefetched before its frames are copied. */
-#define NCM_PREFETCH_MAX 2048u
+#define NCM_PREFETCH_MAX 1024u
 /* Mbuf segments gathered per send. */
 #define NCM_TX_SEGS 128
 
@@ -156,6 +156,18 @@ ncm_rx_unpack(struct ncm_rxq *q, const struct rte_comch_completion *c,
 	return out;
 }
 
+/* The frames were just written by the peer's core: ask for the lines of
+ * a message at once rather than miss on each in turn (not more: too many
+ * prefetches in flight stall the core). */
+static __rte_always_inline void
+ncm_rx_prefetch(const struct rte_comch_completion *c)
+{
+	uint32_t o, end = RTE_MIN(c->len, NCM_PREFETCH_MAX);
+
+	for (o = 0; o < end; o += RTE_CACHE_LINE_SIZE)
+		rte_prefetch0(RTE_PTR_ADD(c->buf, o));
+}
+
 /* Polls of the consumer per rx burst, at most. */
 #define NCM_RX_POLLS 4
 
@@ -168,7 +180,7 @@ ncm_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb)
 	unsigned int nr = 0, polls = 0;
 	uint64_t bytes = 0;
 	uint16_t nb_rx = 0, asked = 0;
-	int n = 0, i;
+	int n = 0;
 
 	if (unlikely(!ncm_enter(l)))
 		goto out;
@@ -185,21 +197,18 @@ ncm_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb)
 			polls++;
 			if (n <= 0)
 				break; /* nothing, or the connection is lost (the alarm sees it) */
-			/* The frames were just written by the peer's core:
-			 * ask for all their lines at once rather than miss on
-			 * each in turn. */
-			for (i = 0; i < n; i++) {
-				uint32_t o, end = RTE_MIN(l->cpl[i].len, NCM_PREFETCH_MAX);
-
-				for (o = 0; o < end; o += RTE_CACHE_LINE_SIZE)
-					rte_prefetch0(RTE_PTR_ADD(l->cpl[i].buf, o));
-			}
+			ncm_rx_prefetch(&l->cpl[0]);
 			l->cpl_head = 0;
 			l->cpl_n = (uint16_t)n;
 		}
 		c = &l->cpl[l->cpl_head];
-		if (l->cur_frames == NCM_UNCHECKED)
+		if (l->cur_frames == NCM_UNCHECKED) {
+			/* One message ahead: its lines arrive while this
+			 * one's are copied. */
+			if (l->cpl_n > 1)
+				ncm_rx_prefetch(c + 1);
 			l->cur_frames = (uint16_t)ncm_rx_frames(q, c);
+		}
 		if (l->cur_frames != 0)
 			nb_rx += ncm_rx_unpack(q, c, l->cur_frames, &l->cur_next,
 					&l->cur_off, &pkts[nb_rx], nb - nb_rx,
