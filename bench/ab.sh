@@ -139,3 +139,4 @@ for k in ("ctrl_rtt_p50_us", "fp_rtt_p50_us", "fp_64B_rate", "fp_64KiB_bw"):
     pairs = [y / x for x, y in zip(a[k], b[k]) if x > 0]
     print(f"{k:18} {ma:10.3f} {mb:10.3f} {mb / ma:7.3f} {statistics.median(pairs):11.3f}")
 print(f"({len(a.get('fp_64B_rate', []))} rounds; latency: lower is better, rate and bandwidth: higher)")
+PY

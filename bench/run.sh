@@ -131,16 +131,16 @@ FP_SIZES=64,4096,65536,1048576
 
 # One comch repetition: DPU server on CPU_A, host runs the tests on CPU_B.
 comch_rep() {
-	local rep=$1 link dpu_pid
+	local round=$1 link dpu_pid
 	link=$(mktemp -d /tmp/comch-bench.XXXXXX)
 	taskset -c "$CPU_A" "$PERF" -l "$CPU_A" $EAL --file-prefix bench-dpu-$$ \
 		--vdev=comch_shm0,role=dpu,path="$link",max_conns=300,max_consumers=64 -- --role=dpu \
-		> "$OUT/comch_dpu_$rep.log" 2>&1 &
+		> "$OUT/comch_dpu_$round.log" 2>&1 &
 	dpu_pid=$!
 	host() {  # host ARGS...: one host process on CPU_B, JSON appended
 		taskset -c "$CPU_B" "$PERF" -l "$CPU_B" $EAL --file-prefix bench-host-$$ \
 			--vdev=comch_shm1,role=host,path="$link" -- --role=host "$@" \
-			--json >> "$OUT/comch_$rep.json" 2>> "$OUT/comch_host_$rep.log"
+			--json >> "$OUT/comch_$round.json" 2>> "$OUT/comch_host_$round.log"
 	}
 	for args in "--test=ctrl-lat,ctrl-tput --size=64" \
 		    "--test=fp-lat --size=64" \
@@ -160,10 +160,10 @@ comch_rep() {
 		local hold_pid k
 		taskset -c "$CPU_B" "$PERF" -l "$CPU_B" $EALH --file-prefix bench-hold-$$ \
 			--vdev=comch_shm1,role=host,path="$link" -- --role=host \
-			--hold > "$OUT/comch_hold_$rep.log" 2>&1 &
+			--hold > "$OUT/comch_hold_$round.log" 2>&1 &
 		hold_pid=$!
 		for _ in $(seq 300); do  # until it says so (a failure guard)
-			grep -q holding "$OUT/comch_hold_$rep.log" && break
+			grep -q holding "$OUT/comch_hold_$round.log" && break
 			kill -0 $hold_pid 2>/dev/null || break
 			sleep 0.1
 		done
@@ -175,16 +175,16 @@ comch_rep() {
 					--file-prefix bench-host-$$ \
 					--vdev=comch_shm1,role=host,path="$link" -- \
 					--role=host $args --duration=1 --warmup=0.3 --json \
-					2>> "$OUT/comch_host_$rep.log" |
+					2>> "$OUT/comch_host_$round.log" |
 					sed 's/"role": "host"/"role": "cmp_primary"/' \
-					>> "$OUT/comch_$rep.json"
+					>> "$OUT/comch_$round.json"
 				# shellcheck disable=SC2086
 				taskset -c "$CPU_B" "$PERF" -l "$CPU_B" $EALH --proc-type=secondary \
 					--file-prefix bench-hold-$$ -- $args \
 					--duration=1 --warmup=0.3 --json \
-					2>> "$OUT/comch_sec_$rep.log" |
+					2>> "$OUT/comch_sec_$round.log" |
 					sed 's/"role": "host"/"role": "cmp_secondary"/' \
-					>> "$OUT/comch_$rep.json"
+					>> "$OUT/comch_$round.json"
 			done
 		done
 		kill -INT $hold_pid 2>/dev/null
@@ -201,14 +201,14 @@ comch_rep() {
 	sleep 2.5
 	rss1=$(awk '/VmRSS/{print $2}' /proc/$dpu_pid/status)
 	wait $host_pid || note "comch conn-rate run failed"
-	echo "comch_idle_conn_rss: $(( (rss1 - rss0) / 256 )) KiB" >> "$OUT/comch_scale_$rep.txt"
+	echo "comch_idle_conn_rss: $(( (rss1 - rss0) / 256 )) KiB" >> "$OUT/comch_scale_$round.txt"
 	kill -INT $dpu_pid 2>/dev/null
 	wait $dpu_pid 2>/dev/null
 	rm -rf "$link"
 	# pair mode (both roles in one process), for reference
 	"$PERF" -l "$CPU_A,$CPU_B" $EAL --file-prefix bench-pair-$$ -- --role=pair \
 		--test=fp-tput --size=64 --duration="$DURATION" --json 2>/dev/null |
-		sed 's/"role": "host"/"role": "pair"/' >> "$OUT/comch_$rep.json"
+		sed 's/"role": "host"/"role": "pair"/' >> "$OUT/comch_$round.json"
 }
 
 # ------------------------------------------------------------- memif
@@ -224,7 +224,7 @@ print(f"{statistics.median(v) / 1e6:.4f}" if v else "")'
 }
 
 memif_mode() {  # memif_mode REP copy|zc
-	local rep=$1 mode=$2 sock srv cli pre=bench-memif-$$ zc="" seg="" rate
+	local round=$1 mode=$2 sock srv cli pre=bench-memif-$$ zc="" seg="" rate
 	sock=/tmp/comch-bench-memif-$$.sock
 	if [ "$mode" = zc ]; then
 		zc=",zero-copy=yes"
@@ -235,10 +235,10 @@ memif_mode() {  # memif_mode REP copy|zc
 	taskset -c "$CPU_A,$CPU_B" dpdk-testpmd -l "$CPU_A,$CPU_B" --main-lcore="$CPU_B" \
 		--no-pci --file-prefix $pre-s --vdev=net_memif0,role=server,socket=$sock \
 		-- --forward-mode=rxonly --nb-cores=1 --stats-period=1 \
-		--total-num-mbufs=16384 < /dev/null > "$OUT/memif_${mode}_server_$rep.log" 2>&1 &
+		--total-num-mbufs=16384 < /dev/null > "$OUT/memif_${mode}_server_$round.log" 2>&1 &
 	srv=$!
 	for _ in $(seq 100); do  # until it listens (a failure guard)
-		grep -aq "Start automatic\|Port 0: " "$OUT/memif_${mode}_server_$rep.log" && break
+		grep -aq "Start automatic\|Port 0: " "$OUT/memif_${mode}_server_$round.log" && break
 		kill -0 $srv 2>/dev/null || break
 		sleep 0.1
 	done
@@ -246,28 +246,28 @@ memif_mode() {  # memif_mode REP copy|zc
 		--no-pci $seg --file-prefix $pre-c \
 		--vdev=net_memif0,role=client,socket=$sock$zc \
 		-- --forward-mode=txonly --txpkts=64 --nb-cores=1 --stats-period=1 \
-		--total-num-mbufs=16384 < /dev/null > "$OUT/memif_${mode}_client_$rep.log" 2>&1 &
+		--total-num-mbufs=16384 < /dev/null > "$OUT/memif_${mode}_client_$round.log" 2>&1 &
 	cli=$!
 	sleep "$MEMIF_SECS"
 	# read the figure first: in DPDK 22.11 the other side of a stopping
 	# memif testpmd may crash at teardown; stop the receiver first
-	rate=$(rx_pps_median "$OUT/memif_${mode}_server_$rep.log")
+	rate=$(rx_pps_median "$OUT/memif_${mode}_server_$round.log")
 	kill -INT $srv 2>/dev/null
 	wait $srv 2>/dev/null
-	echo "# memif $mode: server exit status $?" >> "$OUT/memif_$rep.txt"
+	echo "# memif $mode: server exit status $?" >> "$OUT/memif_$round.txt"
 	kill -INT $cli 2>/dev/null
 	wait $cli 2>/dev/null
-	echo "# memif $mode: client exit status $?" >> "$OUT/memif_$rep.txt"
+	echo "# memif $mode: client exit status $?" >> "$OUT/memif_$round.txt"
 	rm -f "$sock" /dev/hugepages/$pre-smap_* /dev/hugepages/$pre-cmap_*
 	rm -rf /var/run/dpdk/$pre-s /var/run/dpdk/$pre-c
 	if [ -z "$rate" ]; then
-		note "memif $mode: no Rx-pps samples (see $OUT/memif_${mode}_*_$rep.log)"
+		note "memif $mode: no Rx-pps samples (see $OUT/memif_${mode}_*_$round.log)"
 		return
 	fi
 	{
 		echo "memif_${mode}_64B_rate: $rate Mmsg/s"
 		python3 -c "print(f'memif_${mode}_64B_bw: {$rate * 64 / 1e3:.4f} GB/s')"
-	} >> "$OUT/memif_$rep.txt"
+	} >> "$OUT/memif_$round.txt"
 }
 
 memif_rep() {
@@ -279,8 +279,8 @@ memif_rep() {
 UCX_PORT=$(( 20000 + $$ % 20000 ))
 
 ucx_test() {  # ucx_test REP TEST SIZE ITERS
-	local rep=$1 test=$2 size=$3 iters=$4 srv line log
-	log=$OUT/ucx_${test}_${size}_$rep.log
+	local round=$1 test=$2 size=$3 iters=$4 srv line log
+	log=$OUT/ucx_${test}_${size}_$round.log
 	UCX_TLS=posix,self taskset -c "$CPU_A" ucx_perftest -p $UCX_PORT \
 		> "$log.server" 2>&1 &
 	srv=$!
@@ -297,7 +297,7 @@ ucx_test() {  # ucx_test REP TEST SIZE ITERS
 	# way for *_lat), bandwidth average/overall (MiB/s), rate average/overall
 	line=$(awk 'NF == 8 && $1 ~ /^[0-9]+$/ {l = $0} END {print l}' "$log")
 	[ -n "$line" ] || return
-	python3 - "$test" "$size" $line >> "$OUT/ucx_$rep.txt" <<'PY'
+	python3 - "$test" "$size" $line >> "$OUT/ucx_$round.txt" <<'PY'
 import sys
 test, size = sys.argv[1], int(sys.argv[2])
 it, p50, avg, overall, bw_avg, bw_all, rate_avg, rate_all = map(float, sys.argv[3:11])
@@ -314,12 +314,12 @@ PY
 }
 
 ucx_rep() {
-	local rep=$1 k=$UCX_ITERS
-	ucx_test "$rep" tag_lat 64 $((1000000 * k))
-	ucx_test "$rep" ucp_am_bw 64 $((5000000 * k))
-	ucx_test "$rep" ucp_am_bw 65536 $((200000 * k))
-	ucx_test "$rep" tag_bw 64 $((5000000 * k))
-	ucx_test "$rep" tag_bw 65536 $((200000 * k))
+	local round=$1 k=$UCX_ITERS
+	ucx_test "$round" tag_lat 64 $((1000000 * k))
+	ucx_test "$round" ucp_am_bw 64 $((5000000 * k))
+	ucx_test "$round" ucp_am_bw 65536 $((200000 * k))
+	ucx_test "$round" tag_bw 64 $((5000000 * k))
+	ucx_test "$round" tag_bw 65536 $((200000 * k))
 }
 
 # ------------------------------------------------------------- xcore
@@ -337,11 +337,11 @@ xcore_rep() {
 	echo "# sections: $SECTIONS"
 } > "$OUT/machine.txt"
 cat "$OUT/machine.txt"
-for rep in $(seq 1 "$REPS"); do
+for round in $(seq 1 "$REPS"); do
 	for sec in comch memif ucx xcore; do
 		has $sec || continue
-		echo "# repetition $rep/$REPS: $sec ($(( $(date +%s) - t_start )) s)"
-		"${sec}_rep" "$rep"
+		echo "# repetition $round/$REPS: $sec ($(( $(date +%s) - t_start )) s)"
+		"${sec}_rep" "$round"
 	done
 done
 if [ "$SHARED_PEERS" != 0 ] && [ -x "$PEERS_DIR/run_peers.sh" ]; then

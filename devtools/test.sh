@@ -7,16 +7,21 @@
 #   devtools/test.sh --sanitize [...]          the same under AddressSanitizer
 #                                              and UndefinedBehaviorSanitizer,
 #                                              on build-asan/ (configured with
-#                                              -Db_sanitize=address,undefined)
+#                                              -Db_sanitize=address,undefined
+#                                              and -DRTE_COMCH_DEBUG)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 [ -f build/build.ninja ] || { echo "test: run devtools/setup.sh first"; exit 1; }
 if [ "${1:-}" = "--sanitize" ]; then
 	shift
+	# The fast path's debug checks (RTE_COMCH_DEBUG) are compiled here
+	# too, so some build runs them.
 	if [ ! -f build-asan/build.ninja ]; then
 		meson setup build-asan -Db_sanitize=address,undefined \
-			-Db_lundef=false > /dev/null
+			-Db_lundef=false -Dc_args=-DRTE_COMCH_DEBUG > /dev/null
+	else
+		meson configure build-asan -Dc_args=-DRTE_COMCH_DEBUG > /dev/null
 	fi
 	ninja -C build-asan > build-asan/ninja.log 2>&1 ||
 		{ cat build-asan/ninja.log; exit 1; }

@@ -202,7 +202,7 @@ send_consumer_add(struct evil *e, uint32_t id, uint32_t nb_posts,
 	m.type = SHM_MSG_CONSUMER_ADD;
 	m.consumer.consumer_id = id;
 	m.consumer.nb_posts = nb_posts;
-	m.consumer.imm_len = imm;
+	m.consumer.max_imm_len = imm;
 	m.consumer.ring_size = ring_size;
 	m.consumer.mem_size = mem_size;
 	return raw_send(e->sock, &m, sizeof(m), fds, nfds);

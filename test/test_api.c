@@ -9,6 +9,9 @@
  * crash.
  */
 
+#include <linux/mempolicy.h>
+#include <sys/syscall.h>
+
 #include <rte_memory.h>
 
 #include "comch_test.h"
@@ -26,16 +29,16 @@ static int
 test_devices(void)
 {
 	struct rte_comch_dev_info info;
-	char buf[RTE_COMCH_REP_NAME_MAX];
-	uint16_t rep;
+	char buf[RTE_COMCH_FUNCTION_NAME_MAX];
+	uint16_t func;
 	static const int16_t bad[] = { -1, -32768, RTE_COMCH_MAX_DEVS, 32767, 7 };
 	size_t i;
 
 	for (i = 0; i < RTE_DIM(bad); i++) {
 		CHECK(!rte_comch_is_valid_dev(bad[i]), "dev %d valid", bad[i]);
 		CHECK_EQ(rte_comch_info_get(bad[i], &info), -EINVAL);
-		CHECK_EQ(rte_comch_rep_name(bad[i], 0, buf, sizeof(buf)), -EINVAL);
-		CHECK_EQ(rte_comch_rep_get_by_name(bad[i], "pf0", &rep), -EINVAL);
+		CHECK_EQ(rte_comch_function_name(bad[i], 0, buf, sizeof(buf)), -EINVAL);
+		CHECK_EQ(rte_comch_function_get_by_name(bad[i], "pf0", &func), -EINVAL);
 		EXPECT_NULL_ERRNO(rte_comch_mem_create(bad[i], 4096, SOCKET_ID_ANY),
 			EINVAL);
 		CHECK_EQ(rte_comch_conn_list(bad[i], NULL, 0), -EINVAL);
@@ -43,12 +46,12 @@ test_devices(void)
 	CHECK_EQ(rte_comch_conn_list(dpu, NULL, 1), -EINVAL);
 	CHECK_EQ(rte_comch_conn_list(dpu, NULL, 0), 0);
 	CHECK_EQ(rte_comch_info_get(dpu, NULL), -EINVAL);
-	CHECK_EQ(rte_comch_rep_name(dpu, 0, NULL, 16), -EINVAL);
-	CHECK_EQ(rte_comch_rep_name(dpu, 1, buf, sizeof(buf)), -EINVAL);
-	CHECK_EQ(rte_comch_rep_name(dpu, 0, buf, 2), -ENOSPC);
-	CHECK_EQ(rte_comch_rep_get_by_name(dpu, NULL, &rep), -EINVAL);
-	CHECK_EQ(rte_comch_rep_get_by_name(dpu, "pf0", NULL), -EINVAL);
-	CHECK_EQ(rte_comch_rep_get_by_name(dpu, "", &rep), -ENOENT);
+	CHECK_EQ(rte_comch_function_name(dpu, 0, NULL, 16), -EINVAL);
+	CHECK_EQ(rte_comch_function_name(dpu, 1, buf, sizeof(buf)), -EINVAL);
+	CHECK_EQ(rte_comch_function_name(dpu, 0, buf, 2), -ENOSPC);
+	CHECK_EQ(rte_comch_function_get_by_name(dpu, NULL, &func), -EINVAL);
+	CHECK_EQ(rte_comch_function_get_by_name(dpu, "pf0", NULL), -EINVAL);
+	CHECK_EQ(rte_comch_function_get_by_name(dpu, "", &func), -ENOENT);
 	CHECK_EQ(rte_comch_get_dev_id_by_name(NULL), -EINVAL);
 	CHECK_EQ(rte_comch_get_dev_id_by_name(""), -ENODEV);
 	CHECK_EQ(rte_comch_next_dev(RTE_COMCH_MAX_DEVS), -1);
@@ -229,9 +232,9 @@ test_states_and_limits(void)
 	kc.nb_posts = 8193;
 	EXPECT_NULL_ERRNO(rte_comch_consumer_create(conn, &kc), ERANGE);
 	kc.nb_posts = 0;
-	kc.imm_data_len = 33;
+	kc.max_imm_len = 33;
 	EXPECT_NULL_ERRNO(rte_comch_consumer_create(conn, &kc), ERANGE);
-	kc.imm_data_len = 0;
+	kc.max_imm_len = 0;
 	cons = rte_comch_consumer_create(conn, &kc);
 	prod = rte_comch_producer_create(conn, NULL);
 	CHECK(cons && prod, "fast-path objects");
@@ -246,8 +249,11 @@ test_states_and_limits(void)
 	CHECK_OK(rte_comch_producer_start(prod));
 	CHECK_EQ(rte_comch_producer_start(prod), -EBUSY);
 	CHECK_EQ(rte_comch_producer_destroy(prod), -EBUSY);
-	CHECK_EQ(rte_comch_producer_send_burst(prod, 300,
+	/* 0 is never an id; an id above every announced one is "again". */
+	CHECK_EQ(rte_comch_producer_send_burst(prod, 0,
 			&(struct rte_comch_send_op){ 0 }, 1), -ENOENT);
+	CHECK_EQ(rte_comch_producer_send_burst(prod, 300,
+			&(struct rte_comch_send_op){ 0 }, 1), 0);
 	CHECK_EQ(rte_comch_client_stop(cli), -EBUSY);
 	CHECK_OK(rte_comch_producer_stop(prod));
 	CHECK_OK(rte_comch_producer_destroy(prod));
@@ -279,6 +285,73 @@ test_states_and_limits(void)
 	return 0;
 }
 
+/* The NUMA policy of the page at @p addr: the mode, and the nodes in
+ * *@p nodes. */
+static int
+mem_policy(void *addr, unsigned long *nodes)
+{
+	int mode = -1;
+
+	*nodes = 0;
+	if (syscall(__NR_get_mempolicy, &mode, nodes, 8 * sizeof(*nodes), addr,
+			MPOL_F_ADDR) < 0)
+		return -errno;
+	return mode;
+}
+
+/* Registered memory goes where it is asked to: on a socket (preferred,
+ * so a full node falls back rather than fails), or where it is first
+ * touched; a socket the machine does not have is refused. */
+static int
+test_mem_socket(void)
+{
+	int socket = rte_socket_id_by_idx(0);
+	struct rte_comch_mem *on, *any;
+	unsigned long nodes;
+
+	on = rte_comch_mem_create(host, 8192, socket);
+	any = rte_comch_mem_create(host, 8192, SOCKET_ID_ANY);
+	CHECK(on != NULL && any != NULL, "mem: %s", rte_strerror(rte_errno));
+	CHECK_EQ(mem_policy(rte_comch_mem_addr(on), &nodes), MPOL_PREFERRED);
+	CHECK_EQ(nodes, 1UL << socket);
+	CHECK_EQ(mem_policy(rte_comch_mem_addr(any), &nodes), MPOL_DEFAULT);
+	CHECK_OK(rte_comch_mem_destroy(on));
+	CHECK_OK(rte_comch_mem_destroy(any));
+	EXPECT_NULL_ERRNO(rte_comch_mem_create(host, 8192, 1000), EINVAL);
+	EXPECT_NULL_ERRNO(rte_comch_mem_create(host, 8192, -7), EINVAL);
+	return 0;
+}
+
+/* The fast path's argument checks, compiled in a debug build
+ * (-DRTE_COMCH_DEBUG: the sanitizer build of devtools/test.sh): NULL
+ * objects and arrays, and an object naming no device slot. */
+static int
+test_fast_path_debug(void)
+{
+#ifdef RTE_COMCH_DEBUG
+	struct rte_comch_fp_obj bad = { .dev_id = RTE_COMCH_MAX_DEVS };
+	struct rte_comch_send_op op = { 0 };
+	struct rte_comch_completion cpl;
+	void *buf = NULL;
+	uint32_t len = 0;
+
+	CHECK_EQ(rte_comch_producer_send_burst(NULL, 1, &op, 1), -EINVAL);
+	CHECK_EQ(rte_comch_producer_send_burst(
+		(struct rte_comch_producer *)&bad, 1, NULL, 1), -EINVAL);
+	CHECK_EQ(rte_comch_producer_send_burst(
+		(struct rte_comch_producer *)&bad, 1, &op, 1), -ENODEV);
+	CHECK_EQ(rte_comch_consumer_post_burst(NULL, &buf, &len, 1), -EINVAL);
+	CHECK_EQ(rte_comch_consumer_post_burst(
+		(struct rte_comch_consumer *)&bad, &buf, &len, 1), -ENODEV);
+	CHECK_EQ(rte_comch_consumer_poll_burst(NULL, &cpl, 1), -EINVAL);
+	CHECK_EQ(rte_comch_consumer_poll_burst(
+		(struct rte_comch_consumer *)&bad, &cpl, 1), -ENODEV);
+#else
+	printf("    (not a debug build: -DRTE_COMCH_DEBUG compiles these)\n");
+#endif
+	return 0;
+}
+
 int
 main(int argc __rte_unused, char **argv)
 {
@@ -286,6 +359,8 @@ main(int argc __rte_unused, char **argv)
 		{ "devices", test_devices },
 		{ "null_objects", test_null_objects },
 		{ "states_and_limits", test_states_and_limits },
+		{ "mem_socket", test_mem_socket },
+		{ "fast_path_debug", test_fast_path_debug },
 	};
 	int ret;
 

@@ -68,11 +68,11 @@ ev_msg(struct rte_comch_conn *conn, const struct rte_comch_msg *msg,
 }
 
 static struct rte_comch_server *
-make_server(const char *name, uint16_t rep, uint32_t max_msg, uint32_t rq,
+make_server(const char *name, uint16_t func, uint32_t max_msg, uint32_t rq,
 		struct events *e, bool with_msg_cb)
 {
 	struct rte_comch_server_conf conf = {
-		.rep_id = rep, .name = name, .max_msg_size = max_msg,
+		.function_id = func, .name = name, .max_msg_size = max_msg,
 		.recv_queue_len = rq, .connect_cb = ev_connect,
 		.disconnect_cb = ev_disconnect,
 		.msg_cb = with_msg_cb ? ev_msg : NULL, .cb_arg = e,
@@ -167,14 +167,14 @@ static int
 test_caps(void)
 {
 	struct rte_comch_dev_info info;
-	char rep[RTE_COMCH_REP_NAME_MAX];
-	uint16_t rep_id;
+	char func[RTE_COMCH_FUNCTION_NAME_MAX];
+	uint16_t function_id;
 
 	CHECK_OK(rte_comch_info_get(dpu, &info));
 	CHECK_EQ(info.role, RTE_COMCH_ROLE_DPU);
 	CHECK(info.caps.flags & RTE_COMCH_CAPA_SERVER, "no server cap");
 	CHECK(!(info.caps.flags & RTE_COMCH_CAPA_CLIENT), "client cap on DPU");
-	CHECK_EQ(info.nb_reps, 2);
+	CHECK_EQ(info.nb_functions, 2);
 	CHECK_EQ(info.caps.max_name_len, 64);
 	CHECK_EQ(info.caps.max_msg_size, 4080);
 	CHECK(info.caps.default_msg_size >= 1 &&
@@ -183,23 +183,24 @@ test_caps(void)
 	CHECK(info.caps.default_recv_queue_len >= 1 &&
 	      info.caps.default_recv_queue_len <= info.caps.max_recv_queue_len,
 	      "default recv queue");
-	CHECK_EQ(info.caps.max_clients, 0);
+	/* the max_conns quota of the device (a server serves one function) */
+	CHECK_EQ(info.caps.max_clients, 64);
 	CHECK(strcmp(info.dev_name, "comch_shm_dpu") == 0, "%s", info.dev_name);
-	CHECK_OK(rte_comch_rep_name(dpu, 1, rep, sizeof(rep)));
-	CHECK(strcmp(rep, "pf0vf1") == 0, "rep 1 is %s", rep);
-	CHECK_EQ(rte_comch_rep_name(dpu, 2, rep, sizeof(rep)), -EINVAL);
-	CHECK_EQ(rte_comch_rep_name(dpu, 1, rep, 3), -ENOSPC);
-	CHECK_OK(rte_comch_rep_get_by_name(dpu, "pf0vf1", &rep_id));
-	CHECK_EQ(rep_id, 1);
-	CHECK_EQ(rte_comch_rep_get_by_name(dpu, "pf9", &rep_id), -ENOENT);
+	CHECK_OK(rte_comch_function_name(dpu, 1, func, sizeof(func)));
+	CHECK(strcmp(func, "pf0vf1") == 0, "func 1 is %s", func);
+	CHECK_EQ(rte_comch_function_name(dpu, 2, func, sizeof(func)), -EINVAL);
+	CHECK_EQ(rte_comch_function_name(dpu, 1, func, 3), -ENOSPC);
+	CHECK_OK(rte_comch_function_get_by_name(dpu, "pf0vf1", &function_id));
+	CHECK_EQ(function_id, 1);
+	CHECK_EQ(rte_comch_function_get_by_name(dpu, "pf9", &function_id), -ENOENT);
 
 	CHECK_OK(rte_comch_info_get(host_vf1, &info));
 	CHECK_EQ(info.role, RTE_COMCH_ROLE_HOST);
 	CHECK(info.caps.flags & RTE_COMCH_CAPA_CLIENT, "no client cap");
 	CHECK(!(info.caps.flags & RTE_COMCH_CAPA_SERVER), "server cap on host");
-	CHECK_EQ(info.nb_reps, 1);
-	CHECK_OK(rte_comch_rep_name(host_vf1, 0, rep, sizeof(rep)));
-	CHECK(strcmp(rep, "pf0vf1") == 0, "host attached as %s", rep);
+	CHECK_EQ(info.nb_functions, 1);
+	CHECK_OK(rte_comch_function_name(host_vf1, 0, func, sizeof(func)));
+	CHECK(strcmp(func, "pf0vf1") == 0, "host attached as %s", func);
 
 	CHECK_EQ(rte_comch_info_get(-1, &info), -EINVAL);
 	CHECK_EQ(rte_comch_info_get(RTE_COMCH_MAX_DEVS, &info), -EINVAL);
@@ -228,14 +229,14 @@ test_names(void)
 	a = rte_comch_server_create(dpu, &sc);
 	CHECK(a != NULL, "63-char name refused: %s", rte_strerror(rte_errno));
 	b = rte_comch_server_create(dpu, &sc);
-	CHECK(b == NULL && rte_errno == EEXIST, "duplicate on the same rep");
-	sc.rep_id = 1;
+	CHECK(b == NULL && rte_errno == EEXIST, "duplicate on the same func");
+	sc.function_id = 1;
 	c = rte_comch_server_create(dpu, &sc);
-	CHECK(c != NULL, "same name on another rep refused");
+	CHECK(c != NULL, "same name on another func refused");
 	CHECK_OK(rte_comch_server_destroy(c));
 	CHECK_OK(rte_comch_server_destroy(a));
 	/* After destroy the name is free again. */
-	sc.rep_id = 0;
+	sc.function_id = 0;
 	a = rte_comch_server_create(dpu, &sc);
 	CHECK(a != NULL, "name not reusable after destroy");
 	CHECK_OK(rte_comch_server_destroy(a));
@@ -250,10 +251,10 @@ test_names(void)
 	CHECK(rte_comch_server_create(dpu, &sc) == NULL && rte_errno == EINVAL,
 		"NULL name");
 	sc.name = "ok";
-	sc.rep_id = 2;
+	sc.function_id = 2;
 	CHECK(rte_comch_server_create(dpu, &sc) == NULL && rte_errno == EINVAL,
-		"rep beyond the device");
-	sc.rep_id = 0;
+		"func beyond the device");
+	sc.function_id = 0;
 	sc.max_msg_size = 4081;
 	CHECK(rte_comch_server_create(dpu, &sc) == NULL && rte_errno == ERANGE,
 		"max_msg_size beyond cap");
@@ -342,7 +343,7 @@ test_client_before_server(void)
 	return 0;
 }
 
-/* A host attached as function X reaches only servers on rep X. */
+/* A host attached as function X reaches only servers on func X. */
 static int
 test_functions(void)
 {

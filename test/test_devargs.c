@@ -37,8 +37,8 @@ test_good(void)
 	static const struct {
 		const char *args;
 		enum rte_comch_role role;
-		uint16_t nb_reps;
-		const char *last_rep;
+		uint16_t nb_functions;
+		const char *last_function;
 	} good[] = {
 		{ "role=dpu,path=%s", RTE_COMCH_ROLE_DPU, 1, "pf0" },
 		{ "role=dpu,path=%s,functions=pf1", RTE_COMCH_ROLE_DPU, 1, "pf1" },
@@ -51,7 +51,7 @@ test_good(void)
 		  "pf255" },
 	};
 	struct rte_comch_dev_info info;
-	char rep[RTE_COMCH_REP_NAME_MAX];
+	char func[RTE_COMCH_FUNCTION_NAME_MAX];
 	size_t i;
 	int id;
 
@@ -62,12 +62,12 @@ test_good(void)
 		CHECK(id >= 0, "device not found after probe");
 		CHECK_OK(rte_comch_info_get(id, &info));
 		CHECK_EQ(info.role, good[i].role);
-		CHECK_EQ(info.nb_reps, good[i].nb_reps);
+		CHECK_EQ(info.nb_functions, good[i].nb_functions);
 		CHECK(strcmp(info.driver_name, "comch_shm") == 0, "driver %s",
 			info.driver_name);
-		CHECK_OK(rte_comch_rep_name(id, info.nb_reps - 1, rep,
-				sizeof(rep)));
-		CHECK(strcmp(rep, good[i].last_rep) == 0, "rep %s", rep);
+		CHECK_OK(rte_comch_function_name(id, info.nb_functions - 1, func,
+				sizeof(func)));
+		CHECK(strcmp(func, good[i].last_function) == 0, "func %s", func);
 		CHECK_OK(rte_vdev_uninit("comch_shm_good"));
 		CHECK_EQ(rte_comch_get_dev_id_by_name("comch_shm_good"), -ENODEV);
 	}

@@ -641,7 +641,7 @@ static int
 evil_cons_open(struct evil_cons *x, uint32_t nb_posts, uint32_t imm)
 {
 	struct rte_comch_consumer_conf cc = { .nb_posts = nb_posts,
-		.imm_data_len = imm };
+		.max_imm_len = imm };
 	uint32_t len = 64, i;
 	void *buf;
 
@@ -718,12 +718,13 @@ case_corrupt_completions(void)
 	return 0;
 }
 
-/* The server's consumer: the peer gives buffers up (abort_seq, written by
- * the producing side for a producer that died). Only the exact index + 1
- * does anything: the buffer comes back unfilled, in order, and the
- * connection carries on. */
+/* The server's consumer: the peer aborts transfers it claimed (a
+ * completion with len SHM_LEN_ABORTED, as the producing side's primary
+ * writes for a producer that died). Only the exact index + 1 does
+ * anything: the buffer comes back unfilled, in order, and the connection
+ * carries on. */
 static int
-case_abort_seq(void)
+case_aborted(void)
 {
 	static const uint32_t wrong[] = { 0, 2, UINT32_MAX, 0x80000001 };
 	struct rte_comch_completion cpl[4];
@@ -732,12 +733,18 @@ case_abort_seq(void)
 
 	CHECK_OK(evil_cons_open(&x, 2, 8));
 	for (k = 0; k < RTE_DIM(wrong); k++) {
-		__atomic_store_n(&x.slots[0].abort_seq, wrong[k],
-				__ATOMIC_RELEASE);
+		union shm_cpl w = { .done_seq = wrong[k],
+				    .len = SHM_LEN_ABORTED };
+
+		__atomic_store_n(&x.slots[0].cpl, w.word, __ATOMIC_RELEASE);
 		CHECK_EQ(rte_comch_consumer_poll_burst(x.cons, cpl, 4), 0);
 	}
-	/* slot 0 given up, slot 1 filled: both come back, in order */
-	__atomic_store_n(&x.slots[0].abort_seq, 1, __ATOMIC_RELEASE);
+	/* slot 0 aborted, slot 1 filled: both come back, in order */
+	{
+		union shm_cpl w = { .done_seq = 1, .len = SHM_LEN_ABORTED };
+
+		__atomic_store_n(&x.slots[0].cpl, w.word, __ATOMIC_RELEASE);
+	}
 	x.slots[1].len = 5;
 	x.slots[1].producer_id = 3;
 	__atomic_store_n(&x.slots[1].done_seq, 2, __ATOMIC_RELEASE);
@@ -1224,7 +1231,7 @@ main(int argc __rte_unused, char **argv)
 		{ "bad_consumer_adds", case_bad_consumer_adds },
 		{ "corrupt_posts", case_corrupt_posts },
 		{ "corrupt_completions", case_corrupt_completions },
-		{ "abort_seq", case_abort_seq },
+		{ "aborted", case_aborted },
 		{ "net_bad_messages", case_net_bad_messages },
 		{ "net_disagree", case_net_disagree },
 		{ "net_silent", case_net_silent },

@@ -118,7 +118,7 @@ consumer_on_dpu(struct fp_link *l, struct rte_comch_mem *mem,
 		uint32_t nb_posts, uint32_t imm)
 {
 	struct rte_comch_consumer_conf conf = { .mem = mem,
-		.nb_posts = nb_posts, .imm_data_len = imm };
+		.nb_posts = nb_posts, .max_imm_len = imm };
 	struct rte_comch_consumer *c = rte_comch_consumer_create(l->dconn, &conf);
 	uint32_t before = l->host_ev.created;
 	uint64_t dl = test_deadline(10);
@@ -189,8 +189,8 @@ test_caps(void)
 	CHECK(info.caps.flags & RTE_COMCH_CAPA_CONSUMER, "no consumer cap");
 	CHECK(info.caps.max_buf_size >= (UINT64_C(1) << 30), "max buf %" PRIu64,
 		info.caps.max_buf_size);
-	CHECK_EQ(info.caps.max_imm_data_len, 32);
-	CHECK(info.caps.max_post_tasks >= 1024, "max posts");
+	CHECK_EQ(info.caps.max_imm_len, 32);
+	CHECK(info.caps.max_posts >= 1024, "max posts");
 	CHECK(info.caps.max_consumers >= 4 && info.caps.max_producers >= 4,
 		"objects per connection");
 	CHECK(info.caps.max_mem_size >= info.caps.max_buf_size, "max mem");
@@ -465,7 +465,7 @@ test_consumer_ids(void)
 	CHECK_OK(destroy_consumer(&l, c1));
 	c2 = rte_comch_consumer_create(l.dconn,
 		&(struct rte_comch_consumer_conf){ .mem = mem, .nb_posts = 4,
-			.imm_data_len = RTE_COMCH_IMM_NONE });
+			.max_imm_len = RTE_COMCH_IMM_NONE });
 	CHECK(c2 != NULL, "second consumer: %s", rte_strerror(rte_errno));
 	CHECK_OK(rte_comch_consumer_start(c2));
 	CHECK_EQ(rte_comch_consumer_post_burst(c2, &buf, &len, 1), 1);
@@ -491,7 +491,7 @@ test_consumer_ids(void)
 
 	/* Many more consumers than slots: every id new, increasing, not 0. */
 	prev = n2;
-	for (i = 0; i < 3 * COMCH_MAX_FP_OBJECTS; i++) {
+	for (i = 0; i < 3 * RTE_COMCH_MAX_FP_OBJECTS; i++) {
 		c = rte_comch_consumer_create(l.dconn,
 			&(struct rte_comch_consumer_conf){ .mem = mem,
 				.nb_posts = 1 });

@@ -19,8 +19,6 @@
 
 #include "perf.h"
 
-volatile bool perf_quit;
-
 static int failures;
 
 #define EXPECT(cond, ...) do { \
@@ -300,7 +298,7 @@ count_fields(const char *s)
  * 10 ns samples) with its total, one-way throughput, both ways, and
  * conn-rate. */
 static struct perf_hist rep_h1, rep_h2, rep_all;
-static struct perf_result rep[7];
+static struct perf_result res[7];
 
 static void
 results_make(void)
@@ -315,34 +313,34 @@ results_make(void)
 	perf_hist_add(&rep_h2, 10);
 	perf_hist_merge(&rep_all, &rep_h1);
 	perf_hist_merge(&rep_all, &rep_h2);
-	memset(rep, 0, sizeof(rep));
-	rep[0] = (struct perf_result){ .test = PERF_FP_LAT, .size = 64,
+	memset(res, 0, sizeof(res));
+	res[0] = (struct perf_result){ .test = PERF_FP_LAT, .size = 64,
 		.burst = 32, .lcore = 2, .msgs = 1000, .seconds = 1,
 		.sent_total = 1000, .peer_msgs = UINT64_MAX, .lat = &rep_h1 };
-	rep[1] = rep[0];
-	rep[1].lcore = 3;
-	rep[1].msgs = rep[1].sent_total = 1;
-	rep[1].lat = &rep_h2;
-	rep[2] = rep[0];
-	rep[2].lcore = -1;
-	rep[2].msgs = rep[2].sent_total = rep[2].peer_msgs = 1001;
-	rep[2].peer_bytes = 1001 * 64;
-	rep[2].lat = &rep_all;
+	res[1] = res[0];
+	res[1].lcore = 3;
+	res[1].msgs = res[1].sent_total = 1;
+	res[1].lat = &rep_h2;
+	res[2] = res[0];
+	res[2].lcore = -1;
+	res[2].msgs = res[2].sent_total = res[2].peer_msgs = 1001;
+	res[2].peer_bytes = 1001 * 64;
+	res[2].lat = &rep_all;
 	/* 3e6 messages of 1000 bytes in 2 s: 1.5 Mmsg/s, 1.5 GB/s */
-	rep[3] = (struct perf_result){ .test = PERF_FP_TPUT, .size = 1000,
+	res[3] = (struct perf_result){ .test = PERF_FP_TPUT, .size = 1000,
 		.burst = 32, .lcore = -1, .msgs = 3000000, .seconds = 2,
 		.sent_total = 3000032, .peer_msgs = 3000032,
 		.peer_bytes = 3000032000ULL };
-	rep[4] = rep[3];
-	rep[4].test = PERF_CTRL_TPUT;
+	res[4] = res[3];
+	res[4].test = PERF_CTRL_TPUT;
 	/* fp-bidir: 4e6 received in 2 s, one message lost on the way back */
-	rep[5] = rep[3];
-	rep[5].test = PERF_FP_BIDIR;
-	rep[5].rx_msgs = 4000000;
-	rep[5].received = 4000000;
-	rep[5].peer_sent = 4000001;
+	res[5] = res[3];
+	res[5].test = PERF_FP_BIDIR;
+	res[5].rx_msgs = 4000000;
+	res[5].received = 4000000;
+	res[5].peer_sent = 4000001;
 	/* 5000 connect + disconnect cycles in 2 s */
-	rep[6] = (struct perf_result){ .test = PERF_CONN_RATE, .lcore = -1,
+	res[6] = (struct perf_result){ .test = PERF_CONN_RATE, .lcore = -1,
 		.msgs = 5000, .seconds = 2, .sent_total = 5001,
 		.peer_msgs = 5001 };
 }
@@ -357,13 +355,13 @@ test_report_json(void)
 
 	parse("--json --connections=3", &o);
 	results_make();
-	report_capture(&o, rep, RTE_DIM(rep), out, sizeof(out));
+	report_capture(&o, res, RTE_DIM(res), out, sizeof(out));
 	n = lines_of(out, l, RTE_DIM(l));
-	EXPECT(n == RTE_DIM(rep), "one JSON object per result, nothing else: %u", n);
+	EXPECT(n == RTE_DIM(res), "one JSON object per result, nothing else: %u", n);
 	for (i = 0; i < n; i++)
 		EXPECT(l[i][0] == '{' && l[i][strlen(l[i]) - 1] == '}',
 		       "an object: %s", l[i]);
-	if (n != RTE_DIM(rep))
+	if (n != RTE_DIM(res))
 		return;
 	/* latency rows: latency only, min and mean exact, in ns */
 	for (i = 0; i < 3; i++)
@@ -411,11 +409,11 @@ test_report_csv(void)
 
 	parse("--csv", &o);
 	results_make();
-	report_capture(&o, rep, RTE_DIM(rep), out, sizeof(out));
+	report_capture(&o, res, RTE_DIM(res), out, sizeof(out));
 	n = lines_of(out, l, RTE_DIM(l));
-	EXPECT(n == RTE_DIM(rep) + 1, "one header line, one row per result: %u",
+	EXPECT(n == RTE_DIM(res) + 1, "one header line, one row per result: %u",
 	       n);
-	if (n != RTE_DIM(rep) + 1)
+	if (n != RTE_DIM(res) + 1)
 		return;
 	EXPECT(strncmp(l[0], "test,role,lcore,size,burst,", 27) == 0 &&
 	       strstr(l[0], ",rate_mmsg_per_s,bw_gbyte_per_s,") != NULL &&
@@ -476,12 +474,12 @@ test_report_text(void)
 
 	parse("", &o);
 	results_make();
-	report_capture(&o, rep, RTE_DIM(rep), out, sizeof(out));
+	report_capture(&o, res, RTE_DIM(res), out, sizeof(out));
 	n = lines_of(out, l, RTE_DIM(l));
 	/* a header before each kind: latency (3 rows), one way (2), both
 	 * ways (1), conn-rate (1) */
-	EXPECT(n == RTE_DIM(rep) + 4, "7 rows under 4 headers: %u lines", n);
-	if (n != RTE_DIM(rep) + 4)
+	EXPECT(n == RTE_DIM(res) + 4, "7 rows under 4 headers: %u lines", n);
+	if (n != RTE_DIM(res) + 4)
 		return;
 	EXPECT(strncmp(l[0], "test", 4) == 0 && strstr(l[0], "min(us)") &&
 	       strstr(l[0], "mean(us)") && strstr(l[0], "p50(us)") &&
@@ -516,9 +514,25 @@ test_report_text(void)
 	       strlen(l[10]) == strlen(l[9]) && strstr(l[10], " 2500"),
 	       "conn-rate row: %s", l[10]);
 
+	/* a stall of a loaded machine (0.27 s, 272007163 ns): too wide for
+	 * the column with three decimals, printed with fewer, aligned */
+	{
+		static struct perf_hist big;
+		struct perf_result r = res[0];
+
+		perf_hist_reset(&big);
+		perf_hist_add(&big, 272007163);
+		r.lat = &big;
+		report_capture(&o, &r, 1, out, sizeof(out));
+		n = lines_of(out, l, RTE_DIM(l));
+		EXPECT(n == 2 && count_fields(l[1]) == count_fields(l[0]) &&
+		       strlen(l[1]) == strlen(l[0]) && strstr(l[1], " 272007."),
+		       "a 0.27 s round trip, aligned: %s", n == 2 ? l[1] : "");
+	}
+
 	/* interactive: a header before every result */
 	parse("--role=host -i", &o);
-	report_capture(&o, &rep[3], 2, out, sizeof(out));
+	report_capture(&o, &res[3], 2, out, sizeof(out));
 	n = lines_of(out, l, RTE_DIM(l));
 	EXPECT(n == 4 && strncmp(l[0], "test", 4) == 0 &&
 	       strncmp(l[2], "test", 4) == 0, "interactive: %u lines", n);

@@ -11,7 +11,8 @@
  *                      --no-huge) serving "sec". Per host connection it
  *                      creates NB_DPU_QUEUES consumer/producer pairs and
  *                      echoes every message back to the consumer named in
- *                      its immediate data, in order. Prints connections,
+ *                      its immediate data, in order, and every control
+ *                      message back as it came. Prints connections,
  *                      consumer events of the host, completions given up
  *                      (a dead producer's), and checks its consumers all
  *                      come back at teardown. "mark X" on stdin is printed
@@ -35,56 +36,26 @@
  *                      the primary is gone, then checks every call fails
  *                      cleanly and tears down); "churn" (makes and
  *                      unmakes its objects with some traffic each time,
- *                      until killed).
+ *                      until killed); "ctrl" (sends COUNT control
+ *                      messages on the connection, each echoed by the DPU,
+ *                      checks every echo, then waits for a line on stdin
+ *                      and detaches); "ctrl-busy" (checks that another
+ *                      secondary's control messages have the connection:
+ *                      -EBUSY).
  *
  * Every role prints "FAIL ..." and exits non-zero when a check fails.
+ * This file has the dispatch and the two peers of the scenario (the DPU,
+ * the host primary); test_secondary_host.c the secondary,
+ * test_secondary_evil.c the evil one.
  */
 
-#include <fcntl.h>
-#include <limits.h>
-#include <poll.h>
 #include <sched.h>
-#include <signal.h>
-#include <sys/mman.h>
 
 #include <rte_lcore.h>
 #include <rte_memory.h>
 
 #include "comch_test.h"
-#include "comch_mp.h"
-#include "comch_private.h"
-#include "comch_shm.h"
-
-#define NB_DPU_QUEUES 2
-#define DPU_POSTS 64
-#define SEC_POSTS 64
-#define MSG_SIZE 64
-#define GUARD_S 60
-
-#define SAY(...) do { printf(__VA_ARGS__); printf("\n"); fflush(stdout); } while (0)
-
-/* Immediate data of a test message: who to echo to, and its number. */
-struct tmsg_imm {
-	uint32_t reply_to;
-	uint32_t seq;
-	uint32_t sender;
-};
-
-/* Payload byte i of message @p seq from sender @p who. */
-static inline uint8_t
-tmsg_byte(uint32_t who, uint32_t seq, uint32_t i)
-{
-	return (uint8_t)(who * 131 + seq * 7 + i);
-}
-
-/* Whether stdin has been closed (or has a line): polled, never blocks. */
-static bool
-stdin_event(void)
-{
-	struct pollfd p = { .fd = 0, .events = POLLIN };
-
-	return poll(&p, 1, 0) > 0;
-}
+#include "test_secondary.h"
 
 /* ================================================================= dpu */
 
@@ -244,6 +215,24 @@ dpu_teardown(void)
 	SAY("dpu: teardown ok");
 }
 
+/* Every control message back as it came (one at a time: the host waits
+ * for each echo). */
+static int
+dpu_ctrl_echo(void)
+{
+	struct rte_comch_msg m[8];
+	int n, i;
+
+	n = rte_comch_msg_recv_burst(dpu.conn, m, RTE_DIM(m));
+	for (i = 0; i < n; i++) {
+		if (rte_comch_msg_send(dpu.conn, m[i].data, m[i].len) < 0) {
+			SAY("FAIL dpu: cannot echo a control message");
+			dpu.fail = 1;
+		}
+	}
+	return n > 0 ? n : 0;
+}
+
 /* A line on stdin: "mark X" is printed back as "dpu: mark X" (after
  * everything printed before it). Returns false at the end of stdin. */
 static bool
@@ -259,7 +248,7 @@ dpu_command(void)
 	return true;
 }
 
-static int
+int
 run_dpu(const char *prog, const char *linkdir)
 {
 	char vdev[256];
@@ -281,6 +270,8 @@ run_dpu(const char *prog, const char *linkdir)
 	SAY("dpu: ready");
 	while (!dpu.fail) {
 		work = rte_comch_server_poll(dpu.srv);
+		if (dpu.conn != NULL && !dpu.lost)
+			work += dpu_ctrl_echo();
 		if (dpu.conn != NULL && !dpu.lost)
 			for (i = 0; i < NB_DPU_QUEUES; i++)
 				work += dpu_queue_poll(&dpu.q[i]);
@@ -304,7 +295,7 @@ run_dpu(const char *prog, const char *linkdir)
 
 /* ============================================================= primary */
 
-static int
+int
 run_primary(const char *prog, const char *linkdir, const char *prefix)
 {
 	char vdev[256], pfx[128];
@@ -363,609 +354,6 @@ run_primary(const char *prog, const char *linkdir, const char *prefix)
 	rte_comch_client_destroy(cli);
 	rte_eal_cleanup();
 	SAY("primary: stopped");
-	return 0;
-}
-
-/* =========================================================== secondary */
-
-enum sec_mode { SEC_NORMAL, SEC_PAUSE, SEC_CRASH, SEC_EXIT, SEC_UNTIL_GONE,
-	SEC_CHURN };
-
-struct sec {
-	int16_t dev;
-	uint32_t conn_id, index;
-	uint64_t count;
-	enum sec_mode mode;
-	struct rte_comch_conn *conn;
-	struct rte_comch_mem *mem;
-	struct rte_comch_consumer *cons;
-	struct rte_comch_producer *prod;
-	uint32_t target;
-	uint64_t sent, received;
-};
-
-/* What a secondary sees of the primary's device, and what it may not do. */
-static int
-sec_checks(struct sec *s)
-{
-	struct rte_comch_server_conf sc = { .name = "x" };
-	struct rte_comch_client_conf cc = { .server_name = "x" };
-	struct rte_comch_dev_info info;
-	uint32_t ids[8];
-	uint32_t v = 0;
-	int n;
-
-	CHECK_EQ(rte_comch_dev_count(), 1);
-	CHECK_EQ(rte_comch_get_dev_id_by_name("comch_shm_host"), s->dev);
-	CHECK_OK(rte_comch_info_get(s->dev, &info));
-	CHECK_EQ(info.role, RTE_COMCH_ROLE_HOST);
-	CHECK(info.caps.flags & RTE_COMCH_CAPA_PRODUCER, "caps");
-	test_log_reset();
-	CHECK(rte_comch_client_create(s->dev, &cc) == NULL &&
-	      rte_errno == ENOTSUP, "client in a secondary");
-	CHECK(test_log_has("not supported in a secondary process"),
-		"no log line says why");
-	CHECK(rte_comch_server_create(s->dev, &sc) == NULL &&
-	      rte_errno == ENOTSUP, "server in a secondary");
-	n = rte_comch_conn_list(s->dev, ids, RTE_DIM(ids));
-	CHECK(n == 1 && ids[0] == s->conn_id, "conn list: %d", n);
-	CHECK(rte_comch_conn_attach(s->dev, s->conn_id + 1000) == NULL &&
-	      rte_errno == ENOENT, "attach to no connection");
-
-	s->conn = rte_comch_conn_attach(s->dev, s->conn_id);
-	CHECK(s->conn != NULL, "attach: %s", rte_strerror(rte_errno));
-	CHECK_EQ(rte_comch_conn_id(s->conn), s->conn_id);
-	CHECK(rte_comch_conn_attach(s->dev, s->conn_id) == NULL &&
-	      rte_errno == EEXIST, "second attach");
-	CHECK_EQ(rte_comch_msg_send(s->conn, &v, sizeof(v)), -ENOTSUP);
-	CHECK_EQ(rte_comch_conn_user_data_set(s->conn, 1), -ENOTSUP);
-	return 0;
-}
-
-static int
-sec_setup(struct sec *s)
-{
-	struct rte_comch_consumer_conf cc = { .nb_posts = SEC_POSTS };
-	uint64_t dl = test_deadline(GUARD_S);
-	uint32_t ids[8], k, len = MSG_SIZE;
-	void *b;
-	int n;
-
-	s->mem = rte_comch_mem_create(s->dev, SEC_POSTS * MSG_SIZE,
-			SOCKET_ID_ANY);
-	CHECK(s->mem != NULL, "mem: %s", rte_strerror(rte_errno));
-	cc.mem = s->mem;
-	s->cons = rte_comch_consumer_create(s->conn, &cc);
-	CHECK(s->cons != NULL, "consumer: %s", rte_strerror(rte_errno));
-	CHECK_OK(rte_comch_consumer_start(s->cons));
-	for (k = 0; k < SEC_POSTS; k++) {
-		b = (uint8_t *)rte_comch_mem_addr(s->mem) + k * MSG_SIZE;
-		CHECK_EQ(rte_comch_consumer_post_burst(s->cons, &b, &len, 1), 1);
-	}
-	s->prod = rte_comch_producer_create(s->conn, NULL);
-	CHECK(s->prod != NULL, "producer: %s", rte_strerror(rte_errno));
-	CHECK_OK(rte_comch_producer_start(s->prod));
-	/* The DPU's consumers, made reachable from this process. */
-	do
-		n = rte_comch_conn_remote_consumers(s->conn, ids, RTE_DIM(ids));
-	while (n >= 0 && n < NB_DPU_QUEUES && !test_expired(dl));
-	CHECK(n >= NB_DPU_QUEUES, "remote consumers: %d", n);
-	s->target = ids[s->index];
-	SAY("sec%u: running consumer %u producer %u target %u", s->index,
-		rte_comch_consumer_id(s->cons), rte_comch_producer_id(s->prod),
-		s->target);
-	return 0;
-}
-
-/* Take echoes: each must be the next one, unchanged. Returns the number
- * taken, or a negative errno from the poll. */
-static int
-sec_receive(struct sec *s)
-{
-	struct rte_comch_completion cpl[32];
-	struct tmsg_imm imm;
-	uint32_t i, j, len = MSG_SIZE;
-	int n;
-
-	n = rte_comch_consumer_poll_burst(s->cons, cpl, RTE_DIM(cpl));
-	for (i = 0; n > 0 && i < (uint32_t)n; i++) {
-		const uint8_t *p = cpl[i].buf;
-
-		memcpy(&imm, cpl[i].imm, sizeof(imm));
-		if (cpl[i].status != 0 || cpl[i].len != MSG_SIZE ||
-		    cpl[i].imm_len != sizeof(imm) || imm.seq != s->received ||
-		    imm.sender != s->index) {
-			SAY("FAIL sec%u: echo %" PRIu64 ": status %d len %u seq %u sender %u reply_to %u (consumer %u)",
-				s->index, s->received, cpl[i].status,
-				cpl[i].len, imm.seq, imm.sender, imm.reply_to,
-				rte_comch_consumer_id(s->cons));
-			return -EIO;
-		}
-		for (j = 0; j < MSG_SIZE; j++) {
-			if (p[j] != tmsg_byte(s->index, imm.seq, j)) {
-				SAY("FAIL sec%u: echo %u: byte %u", s->index,
-					imm.seq, j);
-				return -EIO;
-			}
-		}
-		s->received++;
-		rte_comch_consumer_post_burst(s->cons, &cpl[i].buf, &len, 1);
-	}
-	return n;
-}
-
-/* Send the next messages (at most SEC_POSTS unanswered, so every echo
- * has a buffer). Returns the number sent or a negative errno. */
-static int
-sec_send(struct sec *s, uint8_t (*payload)[MSG_SIZE])
-{
-	struct rte_comch_send_op ops[16];
-	struct tmsg_imm imm[16];
-	uint32_t n, i, j;
-	int k;
-
-	n = (uint32_t)RTE_MIN(RTE_MIN(s->count - s->sent,
-			(uint64_t)SEC_POSTS - (s->sent - s->received)),
-			(uint64_t)RTE_DIM(ops));
-	for (i = 0; i < n; i++) {
-		uint32_t seq = (uint32_t)(s->sent + i);
-
-		for (j = 0; j < MSG_SIZE; j++)
-			payload[i][j] = tmsg_byte(s->index, seq, j);
-		imm[i] = (struct tmsg_imm){ .reply_to =
-			rte_comch_consumer_id(s->cons), .seq = seq,
-			.sender = s->index };
-		ops[i] = (struct rte_comch_send_op){ .data = payload[i],
-			.len = MSG_SIZE, .imm = &imm[i], .imm_len = sizeof(imm[i]) };
-	}
-	k = n == 0 ? 0 : rte_comch_producer_send_burst(s->prod, s->target, ops,
-			(uint16_t)n);
-	if (k > 0)
-		s->sent += (uint64_t)k;
-	return k;
-}
-
-/* Die inside a send: the first payload cannot be read, so the producer
- * faults after claiming the peer's buffers and before filling any. */
-static void
-sec_crash(struct sec *s)
-{
-	struct rte_comch_send_op ops[4];
-	struct tmsg_imm imm = { .reply_to = rte_comch_consumer_id(s->cons) };
-	void *bad = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
-			-1, 0);
-	uint32_t i;
-
-	for (i = 0; i < RTE_DIM(ops); i++)
-		ops[i] = (struct rte_comch_send_op){ .data = bad,
-			.len = MSG_SIZE, .imm = &imm, .imm_len = sizeof(imm) };
-	SAY("sec%u: crashing", s->index);
-	/* Core dumps of a test's deliberate crash help no one. */
-	signal(SIGSEGV, SIG_DFL);
-	rte_comch_producer_send_burst(s->prod, s->target, ops, RTE_DIM(ops));
-	SAY("FAIL sec%u: survived the crash", s->index);
-	_exit(20);
-}
-
-/* The primary is gone: everything fails cleanly, teardown completes. */
-static int
-sec_primary_gone(struct sec *s, int err)
-{
-	struct rte_comch_completion cpl[32];
-	struct rte_comch_send_op op = { .data = cpl, .len = 8 };
-	struct rte_comch_conn_stats st;
-	uint64_t dl = test_deadline(GUARD_S);
-	uint32_t ids[4];
-	int n;
-
-	CHECK(err == -ECONNRESET, "first failure %d, not -ECONNRESET", err);
-	CHECK_EQ(rte_comch_producer_send_burst(s->prod, s->target, &op, 1),
-		-ECONNRESET);
-	/* Completions written before are still returned, then -ECONNRESET. */
-	do
-		n = rte_comch_consumer_poll_burst(s->cons, cpl, RTE_DIM(cpl));
-	while (n > 0 && !test_expired(dl));
-	CHECK_EQ(n, -ECONNRESET);
-	CHECK_EQ(rte_comch_conn_list(s->dev, ids, RTE_DIM(ids)), -ENODEV);
-	CHECK_EQ(rte_comch_conn_stats_get(s->conn, &st), -ENODEV);
-	CHECK(rte_comch_producer_create(s->conn, NULL) == NULL &&
-	      rte_errno == ENODEV, "producer after the primary");
-	CHECK(rte_comch_conn_attach(s->dev, s->conn_id) == NULL, "attach");
-	SAY("sec%u: primary gone, calls fail cleanly", s->index);
-	return 0;
-}
-
-static int
-sec_teardown(struct sec *s)
-{
-	struct rte_comch_completion cpl[32];
-	uint64_t dl = test_deadline(GUARD_S);
-
-	CHECK_OK(rte_comch_producer_stop(s->prod));
-	CHECK_OK(rte_comch_producer_destroy(s->prod));
-	CHECK_OK(rte_comch_consumer_stop(s->cons));
-	while (rte_comch_consumer_state(s->cons) != RTE_COMCH_STATE_IDLE &&
-	       !test_expired(dl))
-		rte_comch_consumer_poll_burst(s->cons, cpl, RTE_DIM(cpl));
-	CHECK_EQ(rte_comch_consumer_state(s->cons), RTE_COMCH_STATE_IDLE);
-	if (s->mode != SEC_UNTIL_GONE)
-		CHECK_EQ(rte_comch_conn_detach(s->conn), -EBUSY);
-	CHECK_OK(rte_comch_consumer_destroy(s->cons));
-	CHECK_OK(rte_comch_mem_destroy(s->mem));
-	CHECK_OK(rte_comch_conn_detach(s->conn));
-	return 0;
-}
-
-static int
-sec_traffic(struct sec *s)
-{
-	static uint8_t payload[16][MSG_SIZE];
-	uint64_t dl = test_deadline(GUARD_S), shown = 0;
-	int k, r;
-
-	while (s->received < s->count) {
-		if (s->mode == SEC_CRASH && s->received >= 100)
-			sec_crash(s);
-		k = sec_send(s, payload);
-		r = sec_receive(s);
-		if (k < 0 || r < 0) {
-			if (s->mode == SEC_UNTIL_GONE)
-				return sec_primary_gone(s, k < 0 ? k : r);
-			SAY("FAIL sec%u: send %d receive %d after %" PRIu64 " echoes",
-				s->index, k, r, s->received);
-			return -1;
-		}
-		if (k == 0 && r == 0) {
-			if (s->mode != SEC_UNTIL_GONE && test_expired(dl)) {
-				SAY("FAIL sec%u: stuck at %" PRIu64 " of %" PRIu64 " echoes",
-					s->index, s->received, s->count);
-				return -1;
-			}
-			sched_yield();
-		}
-		if (s->received >= shown + 1000) {
-			shown = s->received;
-			SAY("sec%u: progress %" PRIu64, s->index, s->received);
-		}
-	}
-	SAY("sec%u: done %" PRIu64, s->index, s->received);
-	return 0;
-}
-
-/* Until killed: objects made and unmade, with some traffic each time, so
- * that a kill lands anywhere in their lives. */
-static int
-sec_churn(struct sec *s)
-{
-	static uint8_t payload[16][MSG_SIZE];
-	uint64_t rounds = 0;
-
-	SAY("sec%u: churning", s->index);
-	for (;;) {
-		s->sent = 0;
-		s->received = 0;
-		s->count = 200;
-		if (sec_setup(s) < 0)
-			return -1;
-		while (s->received < s->count) {
-			if (sec_send(s, payload) < 0 || sec_receive(s) < 0)
-				return -1;
-		}
-		if (sec_teardown(s) < 0)
-			return -1;
-		s->conn = rte_comch_conn_attach(s->dev, s->conn_id);
-		CHECK(s->conn != NULL, "attach again");
-		if (++rounds % 10 == 0)
-			SAY("sec%u: churned %" PRIu64, s->index, rounds);
-	}
-}
-
-static int
-run_secondary(const char *prog, int argc, char **argv)
-{
-	static const char * const modes[] = { "normal", "pause", "crash",
-		"exit", "until-gone", "churn" };
-	char pfx[128], lcores[32], line[16];
-	const char *eal[] = { prog, lcores, "--proc-type=secondary", pfx,
-		"--no-pci", "--no-telemetry", "--log-level=lib.eal:error", NULL };
-	struct sec s = { 0 };
-	unsigned int m;
-
-	if (argc != 6)
-		return 2;
-	snprintf(pfx, sizeof(pfx), "--file-prefix=%s", argv[0]);
-	s.dev = (int16_t)atoi(argv[1]);
-	s.conn_id = (uint32_t)strtoul(argv[2], NULL, 10);
-	s.index = (uint32_t)atoi(argv[3]);
-	s.count = strtoull(argv[4], NULL, 10);
-	for (m = 0; m < RTE_DIM(modes) && strcmp(argv[5], modes[m]) != 0; m++)
-		;
-	if (m == RTE_DIM(modes) || s.index >= NB_DPU_QUEUES)
-		return 2;
-	s.mode = (enum sec_mode)m;
-	/* Its own lcore id, on whichever CPU is free. */
-	snprintf(lcores, sizeof(lcores), "--lcores=%u@(0-1)", 2 + s.index);
-
-	test_log_capture_init();
-	if (rte_eal_init((int)RTE_DIM(eal) - 1, (char **)(uintptr_t)eal) < 0)
-		return 10;
-	if (sec_checks(&s) < 0)
-		return 1;
-	if (s.mode == SEC_CHURN)
-		return sec_churn(&s) < 0 ? 1 : 0;
-	if (sec_setup(&s) < 0 || sec_traffic(&s) < 0)
-		return 1;
-	if (s.mode == SEC_EXIT) {
-		/* Leaves everything behind on purpose (hence no leak check
-		 * at exit): the primary must reclaim it. */
-		SAY("sec%u: exiting without teardown", s.index);
-		_exit(0);
-	}
-	if (s.mode == SEC_PAUSE && fgets(line, sizeof(line), stdin) == NULL)
-		return 3;
-	if (sec_teardown(&s) < 0)
-		return 1;
-	rte_eal_cleanup();
-	SAY("sec%u: ok", s.index);
-	return 0;
-}
-
-/* ================================================== an evil secondary */
-
-/* Send @p req (@p len bytes: more are zeros) to the library's action,
- * with @p nfds fds; the reply in @p rep (if not NULL) and its first fd in
- * @p fd (if not NULL; others are closed). Returns the primary's result,
- * INT_MIN if it does not answer properly. */
-static int
-evil_call_fd(const struct comch_mp_req *req, int len, const int *fds,
-		int nfds, struct comch_mp_rep *rep, int *fd)
-{
-	struct timespec ts = { .tv_sec = 10 };
-	struct rte_mp_reply replies = { 0 };
-	struct rte_mp_msg msg = { 0 };
-	struct comch_mp_rep r;
-	int i, ret = INT_MIN;
-
-	strcpy(msg.name, COMCH_MP_ACTION);
-	msg.len_param = len;
-	memcpy(msg.param, req, RTE_MIN(sizeof(*req), sizeof(msg.param)));
-	msg.num_fds = nfds;
-	for (i = 0; i < nfds; i++)
-		msg.fds[i] = fds[i];
-	if (fd != NULL)
-		*fd = -1;
-	if (rte_mp_request_sync(&msg, &replies, &ts) == 0 &&
-	    replies.nb_received == 1) {
-		const struct rte_mp_msg *m = &replies.msgs[0];
-
-		for (i = 0; i < m->num_fds; i++) {
-			if (i == 0 && fd != NULL)
-				*fd = m->fds[0];
-			else
-				close(m->fds[i]);
-		}
-		if (m->len_param == (int)sizeof(r)) {
-			memcpy(&r, m->param, sizeof(r));
-			ret = r.result;
-			if (rep != NULL)
-				*rep = r;
-		}
-	}
-	free(replies.msgs);
-	return ret;
-}
-
-static int
-evil_call(const struct comch_mp_req *req, int len, const int *fds, int nfds,
-		struct comch_mp_rep *rep)
-{
-	return evil_call_fd(req, len, fds, nfds, rep, NULL);
-}
-
-static void
-evil_req(struct comch_mp_req *req, uint16_t type, uint32_t token,
-		int16_t dev, uint32_t conn)
-{
-	memset(req, 0, sizeof(*req));
-	req->version = COMCH_MP_VERSION;
-	req->type = type;
-	req->token = token;
-	req->dev_id = dev;
-	req->conn_id = conn;
-}
-
-/* A driver request of comch_shm. */
-static int
-evil_drv(uint32_t token, int16_t dev, uint32_t conn, uint16_t kind,
-		uint32_t obj, const struct shm_mp_req *d, uint32_t d_len,
-		const int *fds, int nfds)
-{
-	struct comch_mp_req req;
-
-	evil_req(&req, COMCH_MP_DRIVER, token, dev, conn);
-	req.kind = kind;
-	req.obj_id = obj;
-	req.data_len = d_len;
-	if (d != NULL)
-		memcpy(req.data, d, sizeof(*d));
-	return evil_call(&req, sizeof(req), fds, nfds, NULL);
-}
-
-/*
- * Malformed and misdirected requests, each refused with the documented
- * error; the primary carries on (the orchestrator then checks it leaked no
- * fd and serves the next secondaries). The process first gets a legitimate
- * identity (A: its device attach registered it, it attaches the
- * connection and owns a producer and a consumer), then a second one (B)
- * with a REGISTER of its own, whose requests the primary must judge on
- * their own.
- */
-static int
-run_evil(const char *prog, int argc, char **argv)
-{
-	char pfx[128];
-	const char *eal[] = { prog, "--lcores=6@(0-1)", "--proc-type=secondary",
-		pfx, "--no-pci", "--log-level=lib.eal:error", NULL };
-	struct rte_comch_consumer_conf cc = { .nb_posts = 4 };
-	struct rte_comch_consumer *a_cons;
-	struct rte_comch_producer *a_prod;
-	struct rte_comch_mem *mem;
-	struct rte_comch_conn *conn;
-	struct comch_mp_req req;
-	struct comch_mp_rep rep;
-	struct shm_mp_req d;
-	uint32_t conn_id, tb, b_cons;
-	int16_t dev;
-	int nulls[5], mfd[2], live_b, i;
-	void *addr;
-
-	if (argc != 3)
-		return 2;
-	snprintf(pfx, sizeof(pfx), "--file-prefix=%s", argv[0]);
-	dev = (int16_t)atoi(argv[1]);
-	conn_id = (uint32_t)strtoul(argv[2], NULL, 10);
-	if (rte_eal_init((int)RTE_DIM(eal) - 1, (char **)(uintptr_t)eal) < 0)
-		return 10;
-	/* A: legitimate */
-	conn = rte_comch_conn_attach(dev, conn_id);
-	CHECK(conn != NULL, "attach");
-	mem = rte_comch_mem_create(dev, 4096, SOCKET_ID_ANY);
-	cc.mem = mem;
-	a_cons = rte_comch_consumer_create(conn, &cc);
-	a_prod = rte_comch_producer_create(conn, NULL);
-	CHECK(a_cons != NULL && a_prod != NULL, "A's objects");
-	CHECK_OK(rte_comch_consumer_start(a_cons));
-
-	/* B: a second registration of the same process */
-	evil_req(&req, COMCH_MP_REGISTER, 0, 0, 0);
-	CHECK_EQ(evil_call_fd(&req, sizeof(req), NULL, 0, &rep, &live_b), 0);
-	tb = rep.token;
-	CHECK(live_b >= 0, "B's liveness socket");
-
-	/* the message itself */
-	evil_req(&req, COMCH_MP_CONN_LIST, tb, dev, 0);
-	CHECK_EQ(evil_call(&req, 10, NULL, 0, NULL), -EINVAL);
-	CHECK_EQ(evil_call(&req, sizeof(req) + 1, NULL, 0, NULL), -EINVAL);
-	for (i = 0; i < 5; i++)
-		nulls[i] = open("/dev/null", O_RDONLY);
-	CHECK_EQ(evil_call(&req, sizeof(req), nulls, 5, NULL), -EINVAL);
-	req.version = COMCH_MP_VERSION + 1;
-	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -EPROTO);
-	/* who sends it */
-	evil_req(&req, COMCH_MP_CONN_LIST, tb + 1000, dev, 0);
-	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -EPERM);
-	evil_req(&req, COMCH_MP_CONN_LIST, 0, dev, 0);
-	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -EPERM);
-	/* what it names */
-	for (i = 0; i < 3; i++) {
-		static const int16_t bad_dev[] = { -1, RTE_COMCH_MAX_DEVS, 32767 };
-
-		evil_req(&req, COMCH_MP_CONN_LIST, tb, bad_dev[i], 0);
-		CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -EINVAL);
-	}
-	evil_req(&req, 0, tb, dev, conn_id);
-	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -EINVAL);
-	evil_req(&req, COMCH_MP__MAX, tb, dev, conn_id);
-	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -EINVAL);
-	evil_req(&req, COMCH_MP_CONN_LIST, tb, dev, 0);
-	req.arg[0] = UINT32_MAX;
-	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, &rep), 0);
-	CHECK_EQ(rep.count, 0);
-	evil_req(&req, COMCH_MP_CONN_ATTACH, tb, dev, conn_id + 1000);
-	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -ENOENT);
-	/* a connection B has not attached */
-	evil_req(&req, COMCH_MP_FP_ALLOC, tb, dev, conn_id);
-	req.kind = COMCH_FP_PRODUCER;
-	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -ENOTCONN);
-	evil_req(&req, COMCH_MP_CONN_STATS, tb, dev, conn_id);
-	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -ENOTCONN);
-	evil_req(&req, COMCH_MP_CONN_ATTACH, tb, dev, conn_id);
-	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), 0);
-	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -EEXIST);
-	/* objects: bad kinds and sizes, and A's, which B does not own */
-	evil_req(&req, COMCH_MP_FP_ALLOC, tb, dev, conn_id);
-	req.kind = 7;
-	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -EINVAL);
-	req.kind = COMCH_FP_PRODUCER;
-	req.arg[0] = 5;
-	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -EINVAL);
-	req.kind = COMCH_FP_CONSUMER;
-	req.arg[0] = 0;
-	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -ERANGE);
-	req.arg[0] = 1000000;
-	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -ERANGE);
-	req.arg[0] = 4;
-	req.arg[1] = 1000;
-	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -ERANGE);
-	evil_req(&req, COMCH_MP_FP_FREE, tb, dev, conn_id);
-	req.kind = COMCH_FP_PRODUCER;
-	req.obj_id = rte_comch_producer_id(a_prod);
-	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -ENOENT);
-	req.obj_id = 9999;
-	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -ENOENT);
-	d = (struct shm_mp_req){ .op = SHM_MP_WITHDRAW };
-	CHECK_EQ(evil_drv(tb, dev, conn_id, COMCH_FP_CONSUMER,
-		rte_comch_consumer_id(a_cons), &d, sizeof(d), NULL, 0), -ENOENT);
-	/* driver requests */
-	d = (struct shm_mp_req){ .op = SHM_MP_REMOTE_GET, .consumer_id = 0 };
-	CHECK_EQ(evil_drv(tb, dev, conn_id, 0, 0, &d, 1000, NULL, 0), -EINVAL);
-	CHECK_EQ(evil_drv(tb, dev, conn_id, 0, 0, &d, 3, NULL, 0), -EINVAL);
-	/* 0 is never a consumer id */
-	CHECK_EQ(evil_drv(tb, dev, conn_id, 0, 0, &d, sizeof(d), NULL, 0),
-		-EINVAL);
-	d.consumer_id = 9999;
-	CHECK_EQ(evil_drv(tb, dev, conn_id, 0, 0, &d, sizeof(d), NULL, 0),
-		-ENOENT);
-	d.op = 99;
-	CHECK_EQ(evil_drv(tb, dev, conn_id, 0, 0, &d, sizeof(d), NULL, 0),
-		-EINVAL);
-	d = (struct shm_mp_req){ .op = SHM_MP_ANNOUNCE, .mem_size = 4096 };
-	CHECK_EQ(evil_drv(tb, dev, conn_id, 0, 0, &d, sizeof(d), NULL, 0),
-		-EINVAL);
-	/* B's own consumer, announced with fds that are not what they say */
-	evil_req(&req, COMCH_MP_FP_ALLOC, tb, dev, conn_id);
-	req.kind = COMCH_FP_CONSUMER;
-	req.arg[0] = 4;
-	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, &rep), 0);
-	addr = (void *)(uintptr_t)rep.addr;
-	b_cons = ((struct rte_comch_consumer *)addr)->id;
-	CHECK_EQ(evil_drv(tb, dev, conn_id, COMCH_FP_CONSUMER, b_cons, &d,
-		sizeof(d), nulls, 2), -EINVAL);
-	CHECK_EQ(evil_drv(tb, dev, conn_id, COMCH_FP_CONSUMER, b_cons, &d,
-		sizeof(d), nulls, 1), -EINVAL);
-	mfd[0] = memfd_create("evil", MFD_ALLOW_SEALING);
-	mfd[1] = memfd_create("evil", MFD_ALLOW_SEALING);
-	CHECK(ftruncate(mfd[0], 4096) == 0 && ftruncate(mfd[1], 4096) == 0,
-		"memfds");
-	/* right kind, unsealed */
-	CHECK_EQ(evil_drv(tb, dev, conn_id, COMCH_FP_CONSUMER, b_cons, &d,
-		sizeof(d), mfd, 2), -EINVAL);
-	d.mem_size = UINT64_MAX;
-	CHECK_EQ(evil_drv(tb, dev, conn_id, COMCH_FP_CONSUMER, b_cons, &d,
-		sizeof(d), mfd, 2), -EINVAL);
-	evil_req(&req, COMCH_MP_FP_FREE, tb, dev, conn_id);
-	req.kind = COMCH_FP_CONSUMER;
-	req.obj_id = b_cons;
-	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), 0);
-	evil_req(&req, COMCH_MP_CONN_DETACH, tb, dev, conn_id);
-	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), 0);
-	CHECK_EQ(evil_call(&req, sizeof(req), NULL, 0, NULL), -ENOTCONN);
-	for (i = 0; i < 5; i++)
-		close(nulls[i]);
-	close(mfd[0]);
-	close(mfd[1]);
-	/* B hangs up; A still works, then tears down */
-	close(live_b);
-	CHECK_OK(rte_comch_producer_start(a_prod));
-	CHECK_OK(rte_comch_producer_stop(a_prod));
-	CHECK_OK(rte_comch_producer_destroy(a_prod));
-	CHECK_OK(rte_comch_consumer_stop(a_cons));
-	CHECK_EQ(rte_comch_consumer_state(a_cons), RTE_COMCH_STATE_IDLE);
-	CHECK_OK(rte_comch_consumer_destroy(a_cons));
-	CHECK_OK(rte_comch_mem_destroy(mem));
-	CHECK_OK(rte_comch_conn_detach(conn));
-	rte_eal_cleanup();
-	SAY("evil: every request refused as documented");
 	return 0;
 }
 

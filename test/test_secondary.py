@@ -175,7 +175,7 @@ def main():
     def wait_reclaimed(what):
         """Until the primary holds no secondary and no object of one."""
         wait_for(f"the primary to reclaim {what}",
-                 lambda: (lambda s: s["secondaries"] == 0 and
+                 lambda: (lambda s: s["attached"] == 0 and
                           not fp_objects(s))(stats()))
         check(True, f"the primary reclaimed {what}")
 
@@ -205,17 +205,37 @@ def main():
                   co.get("msgs") == n and co.get("bytes") == n * 64,
                   f"two: telemetry counts of {p.name}: {pr} {co}")
         info = telemetry(prefix, f"/comch/connections,{dev}")[str(conn)]
-        check(info["secondaries"] == 2 and info["side"] == "client" and
+        check(info["attached"] == 2 and info["side"] == "client" and
               info["state"] == "running", "two: two secondaries attached")
         for p in (a, b):
             p.say("go")
             p.expect(r"sec\d: ok")
             check(p.wait() == 0, f"two: {p.name} exits 0")
         st = stats()
-        check(st["secondaries"] == 0 and not fp_objects(st),
+        check(st["attached"] == 0 and not fp_objects(st),
               "two: nothing left after they detached")
         for p in (a, b):
             dpu.expect(f"dpu: consumer-destroyed {p.consumer}")
+
+        # -- ctrl: a secondary's control messages go through the library
+        # (relayed by the primary); one secondary at a time has them
+        c = start("sec0-ctrl", ["secondary", prefix, str(dev), str(conn),
+                  "0", "200", "ctrl"], stdin=True)
+        c.expect("sec0: ctrl done 200")
+        d = start("sec1-ctrl-busy", ["secondary", prefix, str(dev),
+                  str(conn), "1", "0", "ctrl-busy"])
+        d.expect("sec1: ctrl busy ok")
+        check(d.wait() == 0, "ctrl: another secondary's messages: -EBUSY")
+        c.say("go")
+        c.expect("sec0: ok")
+        check(c.wait() == 0, "ctrl: 200 control messages each way, in order")
+        e = start("sec1-ctrl", ["secondary", prefix, str(dev), str(conn),
+                  "1", "50", "ctrl"], stdin=True)
+        e.expect("sec1: ctrl done 50")
+        e.say("go")
+        e.expect("sec1: ok")
+        check(e.wait() == 0, "ctrl: the next secondary has them once the first detached")
+        wait_reclaimed("the control-message secondaries")
 
         # -- evil: malformed and misdirected requests; the primary refuses
         # each and leaks nothing

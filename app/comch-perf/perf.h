@@ -18,6 +18,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -64,7 +65,12 @@ struct perf_opts {
 	const char *name;      /* server name */
 };
 
+/* perf_engine.c: a test's name; the test of a name (-1 if none); the
+ * names of the tests with every property of @p flags (PERF_E_*, 0: all),
+ * separated by ", ". */
 const char *perf_test_name(enum perf_test t);
+int perf_test_by_name(const char *name);
+void perf_test_names(char *buf, size_t size, uint32_t flags);
 
 /* With --json and --csv stdout carries the results and nothing else:
  * events and progress go to stderr or nowhere. */
@@ -90,6 +96,8 @@ enum perf_msg_type {
 	PERF_MSG_READY,     /* dpu -> host */
 	PERF_MSG_END,       /* host -> dpu: sent messages */
 	PERF_MSG_RESULT,    /* dpu -> host: received messages, bytes */
+	PERF_MSG_REFUSED,   /* dpu -> host: the BEGIN cannot be served; msgs
+			     * is why (a positive errno) */
 };
 
 struct perf_msg {
@@ -100,7 +108,9 @@ struct perf_msg {
 	uint32_t burst;
 	uint32_t touch;
 	uint32_t queues;
-	uint32_t reserved;
+	uint32_t first_consumer; /* READY (fast path): the id of the DPU's
+				  * first consumer for the test; the others
+				  * follow it in creation order */
 	uint64_t msgs;   /* END: sent by the host; RESULT: received by the DPU */
 	uint64_t bytes;  /* RESULT: their payload bytes */
 	uint64_t sent;   /* RESULT: sent by the DPU (fp-bidir) */
@@ -186,7 +196,10 @@ void perf_report_reset(void);
 
 /* ------------------------------------------------------------------ roles */
 
+/* perf_signal.c: set by SIGINT and SIGTERM once perf_signals_catch() ran;
+ * every loop ends on it. */
 extern volatile bool perf_quit;
+void perf_signals_catch(void);
 
 /* Serve hosts on @p dev_id until @p serve_for seconds pass (0: forever),
  * *until turns true (when not NULL) or SIGINT. Returns 0 or a negative
@@ -196,8 +209,9 @@ int perf_dpu_run(const struct perf_opts *o, int16_t dev_id, double serve_for,
 /* Connect and run every (test, size); in a secondary process, on the
  * primary's connections. Returns 0 or a negative errno. */
 int perf_host_run(const struct perf_opts *o, int16_t dev_id);
-/* --hold: connect, then relay the test control of secondary processes
- * running on these connections until SIGINT (or --duration). */
+/* --hold: connect, then keep the connections polled (the library relays
+ * the control messages of secondary processes running on them) until
+ * SIGINT (or --duration). */
 int perf_hold_run(const struct perf_opts *o, int16_t dev_id);
 
 #endif /* COMCH_PERF_H */

@@ -9,10 +9,9 @@
 
 #include <cmdline_socket.h>
 #include <rte_cycles.h>
+#include <rte_malloc.h>
 
 #include "perf_cmd.h"
-
-struct perf_cmd_ctx perf_cmd;
 
 static cmdline_parse_ctx_t perf_cmd_table[] = {
 	(cmdline_parse_inst_t *)&perf_cmd_start,
@@ -26,11 +25,10 @@ static cmdline_parse_ctx_t perf_cmd_table[] = {
 	NULL,
 };
 
-int
-perf_interactive(struct perf_session *s)
+static int
+cmd_loop(struct perf_session *s)
 {
 	struct cmdline *cl;
-	unsigned int i;
 
 	if (s->main_forwards) {
 		fprintf(stderr, "-i needs a worker lcore for the streams, e.g. -l 1,0\n");
@@ -47,18 +45,31 @@ perf_interactive(struct perf_session *s)
 	       "show stats, clear stats, set size|burst|test, quit\n",
 	       s->o->name, s->nb_conns);
 	while (cmdline_poll(cl) != RDLINE_EXITED && !perf_quit) {
-		/* While a fast-path test runs, the main lcore keeps the
-		 * connections polled; control tests own them on their
-		 * forwarding lcores. */
-		if (s->running && (s->test == PERF_FP_LAT ||
-				   s->test == PERF_FP_TPUT ||
-				   s->test == PERF_FP_BIDIR))
-			for (i = 0; i < s->nb_conns; i++)
-				rte_comch_client_poll(s->conns[i].cli);
+		/* While a test runs, this lcore keeps the connections
+		 * polled (what its engine does not own). */
+		if (s->running)
+			perf_session_poll(s);
 		rte_delay_us_sleep(10000);
 	}
 	if (s->running)
 		perf_session_stop(s);
 	cmdline_stdin_exit(cl);
 	return 0;
+}
+
+int
+perf_interactive(const struct perf_opts *o, int16_t dev_id)
+{
+	struct perf_session *s;
+	int ret;
+
+	s = rte_zmalloc("perf_session", sizeof(*s), RTE_CACHE_LINE_SIZE);
+	if (s == NULL)
+		return -ENOMEM;
+	ret = perf_session_open(s, o, dev_id);
+	if (ret == 0)
+		ret = cmd_loop(s);
+	perf_session_close(s);
+	rte_free(s);
+	return ret;
 }

@@ -2,7 +2,7 @@
  * Copyright(c) 2026 Comch on DPDK authors
  */
 
-/* start, stop, quit */
+/* start, stop, quit; and what every command acts on (perf_cmd). */
 
 #include <stdio.h>
 
@@ -10,6 +10,8 @@
 #include <rte_errno.h>
 
 #include "perf_cmd.h"
+
+struct perf_cmd_ctx perf_cmd;
 
 struct cmd_word {
 	cmdline_fixed_string_t word;
@@ -26,8 +28,8 @@ cmd_start_parsed(void *res __rte_unused, struct cmdline *cl __rte_unused,
 			perf_test_name(perf_cmd.s->test));
 		return;
 	}
-	if (perf_cmd.test == PERF_CONN_RATE) {
-		printf("conn-rate runs only without -i\n");
+	if (perf_test_is(perf_cmd.test, PERF_E_SIZELESS)) {
+		printf("%s runs only without -i\n", perf_test_name(perf_cmd.test));
 		return;
 	}
 	ret = perf_session_start(perf_cmd.s, perf_cmd.test, perf_cmd.size,

@@ -4,10 +4,11 @@
 
 /*
  * The DPU side: serve hosts. Each connection gets a struct dpu_conn (its
- * user data); BEGIN prepares what the test needs, test traffic is counted
- * (and echoed for latency tests), END is answered with RESULT once
- * everything sent was received. A host that leaves or dies is reported
- * and released; the next one is served.
+ * user data, perf_dpu.h); BEGIN prepares what the test needs (queues, and
+ * what its engine's dpu_begin asks for), test traffic is counted and
+ * handed to the engine's hooks (echoes, sends), END is answered with
+ * RESULT once everything sent was received. A host that leaves or dies is
+ * reported and released; the next one is served.
  *
  * One loop serves every host, and nothing in it waits for one of them:
  * - control messages are taken per connection, and not at all while a
@@ -28,79 +29,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
 #include <rte_memory.h>
 
-#include "perf.h"
-
-#define DPU_MAX_CONNS PERF_MAX_CONNS
-#define DPU_END_WAIT_S 10
-/* ctrl-lat echoes kept for a host whose queue is full (ping-pong: an
- * honest host has one in flight). */
-#define DPU_ECHO_BACKLOG 8
-#define DPU_BURST 64
-
-/* One queue: a consumer (fast-path tests) and, for fp-lat and fp-bidir,
- * a producer. */
-struct dpu_queue {
-	struct rte_comch_mem *mem;
-	struct rte_comch_consumer *cons;
-	struct rte_comch_producer *prod;
-	/* fp-lat echoes the host had no buffer for yet, in order; their
-	 * buffers are reposted once they went out */
-	struct rte_comch_completion held[DPU_BURST];
-	uint16_t held_first, nb_held;
-};
-
-struct dpu_echo {
-	uint32_t len;
-	uint8_t *data;           /* max_msg_size bytes */
-};
-
-struct dpu_conn {
-	struct rte_comch_conn *conn;
-	enum perf_test test;
-	uint32_t size;
-	uint32_t burst;
-	uint32_t nb_queues;
-	bool touch;
-	bool sending;           /* fp-bidir, between READY and END */
-	bool stopping;          /* queues being torn down */
-	struct dpu_queue q[PERF_MAX_QUEUES];
-	uint32_t peer_consumers[PERF_MAX_QUEUES]; /* host consumers, in order */
-	unsigned int nb_peer_consumers;
-	uint64_t sent;
-	uint64_t msgs;
-	uint64_t bytes;
-	uint64_t touch_sum;
-	bool end_pending;
-	uint64_t end_expect;
-	uint64_t end_deadline;
-	bool result_due;        /* RESULT once the queues are down */
-	bool begin_due;         /* this BEGIN once the queues are down */
-	struct perf_msg begin;
-	struct perf_msg reply;  /* not yet sent (queue was full) */
-	bool reply_pending;
-	struct dpu_echo echo[DPU_ECHO_BACKLOG]; /* ctrl-lat, not yet sent */
-	unsigned int echo_first, nb_echo;
-	bool lost;
-};
-
-struct dpu_ctx {
-	const struct perf_opts *o;
-	int16_t dev_id;
-	uint8_t *src;           /* payload for fp-bidir */
-	size_t src_size;
-	struct rte_comch_server *srv;
-	struct dpu_conn *conns[DPU_MAX_CONNS];
-	unsigned int nb_slots;  /* conns[] used below this index */
-	unsigned int served;
-	uint64_t last_event;    /* TSC of the last connection event printed */
-	unsigned int quiet;     /* events not printed since */
-};
+#include "perf_dpu.h"
 
 /* Connection events, but not hundreds a second (conn-rate). */
 static bool
@@ -133,6 +69,72 @@ dpu_say(const struct dpu_ctx *x, const char *fmt, ...)
 }
 
 /* ------------------------------------------------------------- queues */
+
+/* Every queue costs this process file descriptors (a consumer ring and
+ * its memory, with comch_shm) and memory. */
+#define DPU_FDS_PER_QUEUE 2
+
+/* What hosts may make this process hold: queues within half of its file
+ * descriptors (raised to the hard limit first: perf_main.c), messages
+ * within the device's buffers. */
+static void
+dpu_limits(struct dpu_ctx *x)
+{
+	struct rte_comch_dev_info info;
+	struct rlimit rl;
+	uint64_t budget = 1024;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		budget = rl.rlim_cur / 2 / DPU_FDS_PER_QUEUE;
+	x->queue_budget = (uint32_t)RTE_MIN(budget, (uint64_t)UINT32_MAX);
+	x->max_hosts = DPU_MAX_CONNS;
+	x->max_size = UINT32_MAX;
+	if (rte_comch_info_get(x->dev_id, &info) == 0) {
+		if (info.caps.max_clients != 0)
+			x->max_hosts = RTE_MIN(info.caps.max_clients,
+					(uint32_t)DPU_MAX_CONNS);
+		x->max_size = info.caps.max_buf_size;
+	}
+	/* --role=pair: both ends are ours, the host opens --connections */
+	if (x->pair)
+		x->max_hosts = RTE_MAX(x->o->connections, 1u);
+}
+
+/*
+ * Whether a host may have @p queues queues now. Hosts are served first
+ * come, first served, but every other host that could still come keeps
+ * room for one queue: one host cannot take what its siblings need to be
+ * served at all.
+ */
+static bool
+dpu_admit(const struct dpu_ctx *x, uint32_t queues)
+{
+	uint32_t others = x->max_hosts > x->hosts_with_queues + 1 ?
+		x->max_hosts - x->hosts_with_queues - 1 : 0;
+
+	return x->queues_in_use <= x->queue_budget &&
+		(uint64_t)queues + others <= x->queue_budget - x->queues_in_use;
+}
+
+static void
+dpu_hold(struct dpu_ctx *x, struct dpu_conn *d, uint32_t queues)
+{
+	d->x = x;
+	d->queues_held = queues;
+	x->queues_in_use += queues;
+	x->hosts_with_queues++;
+}
+
+/* The queues of @p d are gone. */
+static void
+dpu_release(struct dpu_conn *d)
+{
+	if (d->queues_held == 0)
+		return;
+	d->x->queues_in_use -= d->queues_held;
+	d->x->hosts_with_queues--;
+	d->queues_held = 0;
+}
 
 /* Begin tearing the queues down: producers go at once, consumers stop
  * and are drained by dpu_fp_drain() from the loop. */
@@ -188,6 +190,7 @@ dpu_fp_drain(struct dpu_conn *d)
 		memset(d->q, 0, sizeof(d->q[0]) * d->nb_queues);
 		d->nb_queues = 0;
 		d->stopping = false;
+		dpu_release(d);
 	}
 	return done;
 }
@@ -217,7 +220,7 @@ dpu_queue_setup(struct dpu_ctx *x, struct dpu_conn *d, struct dpu_queue *q)
 		if (rte_comch_consumer_post_burst(q->cons, &buf, &len, 1) != 1)
 			return -EIO;
 	}
-	if (d->test == PERF_FP_LAT || d->test == PERF_FP_BIDIR) {
+	if (d->e->flags & PERF_E_BOTH_WAYS) {
 		q->prod = rte_comch_producer_create(d->conn, NULL);
 		if (q->prod == NULL)
 			return -rte_errno;
@@ -255,36 +258,43 @@ dpu_reply(struct dpu_conn *d, enum perf_msg_type type)
 	d->reply.type = type;
 	d->reply.test = d->test;
 	d->reply.size = d->size;
-	d->reply.msgs = d->msgs;
+	d->reply.msgs = type == PERF_MSG_REFUSED ? (uint64_t)d->refused :
+		d->msgs;
 	d->reply.bytes = d->bytes;
 	d->reply.sent = d->sent;
+	/* the host sends to our consumers from this one on, in order */
+	if (type == PERF_MSG_READY && d->nb_queues != 0)
+		d->reply.first_consumer = rte_comch_consumer_id(d->q[0].cons);
 	d->reply_pending = rte_comch_msg_send(d->conn, &d->reply,
 			sizeof(d->reply)) == -EAGAIN;
+}
+
+/* Refuse a BEGIN (@p err: why), saying so at most once a second per
+ * host. */
+static void
+dpu_refuse(struct dpu_ctx *x, struct dpu_conn *d, int err, const char *why)
+{
+	uint64_t now = rte_get_timer_cycles();
+
+	if (now - d->unexpected_said >= rte_get_timer_hz()) {
+		d->unexpected_said = now;
+		dpu_say(x, "dpu: connection %u: refused %s size %u, %u queue(s): %s\n",
+			rte_comch_conn_id(d->conn),
+			d->e != NULL ? d->e->name : "?", d->size, d->begin_queues,
+			why);
+	}
+	d->refused = err;
+	dpu_reply(d, PERF_MSG_REFUSED);
 }
 
 /* A BEGIN (a private, checked copy) once the connection has no queues. */
 static void
 dpu_begin(struct dpu_ctx *x, struct dpu_conn *d, const struct perf_msg *p)
 {
-	uint32_t max_msg = rte_comch_conn_max_msg_size(d->conn);
-	unsigned int i;
 	int ret;
 
-	if (p->test == PERF_FP_BIDIR && p->size > x->src_size) {
-		free(x->src);
-		x->src = calloc(1, p->size);
-		x->src_size = x->src != NULL ? p->size : 0;
-		if (x->src == NULL)
-			return;
-	}
-	if (p->test == PERF_CTRL_LAT && d->echo[0].data == NULL) {
-		for (i = 0; i < DPU_ECHO_BACKLOG; i++) {
-			d->echo[i].data = malloc(max_msg);
-			if (d->echo[i].data == NULL)
-				return; /* no READY: the host gives up */
-		}
-	}
 	d->test = (enum perf_test)p->test;
+	d->e = perf_engine(d->test);
 	d->size = p->size;
 	d->burst = p->burst;
 	d->touch = p->touch != 0;
@@ -292,27 +302,54 @@ dpu_begin(struct dpu_ctx *x, struct dpu_conn *d, const struct perf_msg *p)
 	d->bytes = 0;
 	d->sent = 0;
 	d->end_pending = false;
-	d->nb_echo = 0;
-	if (d->test == PERF_FP_TPUT || d->test == PERF_FP_LAT ||
-	    d->test == PERF_FP_BIDIR) {
+	d->begin_queues = p->queues;
+	if ((d->e->flags & PERF_E_FP) && d->size > x->max_size) {
+		dpu_refuse(x, d, EMSGSIZE, "larger than the device's buffers");
+		return;
+	}
+	if ((d->e->flags & PERF_E_FP) && !dpu_admit(x, p->queues)) {
+		dpu_refuse(x, d, ENOSPC, "the DPU keeps room for its other hosts (its queues are bounded by half of ulimit -n)");
+		return;
+	}
+	if (d->e->dpu_begin != NULL) {
+		ret = d->e->dpu_begin(x, d);
+		if (ret < 0) {
+			dpu_refuse(x, d, -ret, rte_strerror(-ret));
+			return;
+		}
+	}
+	if (d->e->flags & PERF_E_FP) {
+		dpu_hold(x, d, p->queues);
 		ret = dpu_fp_setup(x, d, p->queues);
 		if (ret < 0) {
-			dpu_say(x, "dpu: connection %u: cannot prepare %s size %u: %s\n",
-				rte_comch_conn_id(d->conn),
-				perf_test_name(d->test), d->size,
-				rte_strerror(-ret));
+			dpu_refuse(x, d, -ret, rte_strerror(-ret));
 			dpu_fp_stop(d);
-			return; /* no READY: the host gives up */
+			return;
 		}
 	}
 	dpu_reply(d, PERF_MSG_READY);
-	d->sending = d->test == PERF_FP_BIDIR;
+	d->sending = d->e->dpu_send != NULL;
+}
+
+/* A perf message out of place: said once a second per host at most, with
+ * how many came since. */
+static void
+dpu_unexpected(struct dpu_ctx *x, struct dpu_conn *d, uint32_t type)
+{
+	uint64_t now = rte_get_timer_cycles();
+
+	d->unexpected++;
+	if (now - d->unexpected_said < rte_get_timer_hz())
+		return;
+	d->unexpected_said = now;
+	dpu_say(x, "dpu: connection %u: unexpected perf message %u (%" PRIu64 " so far)\n",
+		rte_comch_conn_id(d->conn), type, d->unexpected);
 }
 
 static void
 dpu_on_perf_msg(struct dpu_ctx *x, struct dpu_conn *d, const struct perf_msg *p)
 {
-	if (p->type == PERF_MSG_BEGIN && p->test < PERF_TEST__MAX &&
+	if (p->type == PERF_MSG_BEGIN && perf_engine(p->test) != NULL &&
 	    p->size != 0 && p->burst != 0 && p->burst <= 1024 &&
 	    p->queues != 0 && p->queues <= PERF_MAX_QUEUES &&
 	    !d->begin_due) {
@@ -330,24 +367,8 @@ dpu_on_perf_msg(struct dpu_ctx *x, struct dpu_conn *d, const struct perf_msg *p)
 		d->end_deadline = rte_get_timer_cycles() +
 			DPU_END_WAIT_S * rte_get_timer_hz();
 	} else {
-		dpu_say(x, "dpu: connection %u: unexpected perf message %u\n",
-			rte_comch_conn_id(d->conn), p->type);
+		dpu_unexpected(x, d, p->type);
 	}
-}
-
-/* Echoes kept for the host, in order, as far as it has room. */
-static bool
-dpu_echo_flush(struct dpu_conn *d)
-{
-	while (d->nb_echo != 0) {
-		struct dpu_echo *e = &d->echo[d->echo_first];
-
-		if (rte_comch_msg_send(d->conn, e->data, e->len) == -EAGAIN)
-			return false;
-		d->echo_first = (d->echo_first + 1) % DPU_ECHO_BACKLOG;
-		d->nb_echo--;
-	}
-	return true;
 }
 
 /* Control messages of one connection: nothing is taken while the host
@@ -355,6 +376,7 @@ dpu_echo_flush(struct dpu_conn *d)
 static void
 dpu_ctrl_poll(struct dpu_ctx *x, struct dpu_conn *d)
 {
+	const struct perf_engine *e = d->e;
 	struct rte_comch_msg m[DPU_BURST];
 	struct perf_msg p;
 	uint16_t room;
@@ -366,10 +388,9 @@ dpu_ctrl_poll(struct dpu_ctx *x, struct dpu_conn *d)
 		if (d->reply_pending)
 			return;
 	}
-	if (!dpu_echo_flush(d))
+	if (e != NULL && e->dpu_ctrl_flush != NULL && !e->dpu_ctrl_flush(d))
 		return;
-	/* ctrl-lat: never more than the backlog could keep */
-	room = d->test == PERF_CTRL_LAT ? DPU_ECHO_BACKLOG : DPU_BURST;
+	room = e != NULL && e->dpu_ctrl_room != 0 ? e->dpu_ctrl_room : DPU_BURST;
 	n = rte_comch_msg_recv_burst(d->conn, m, room);
 	for (i = 0; i < n; i++) {
 		if (perf_msg_parse(&m[i], &p)) {
@@ -378,20 +399,8 @@ dpu_ctrl_poll(struct dpu_ctx *x, struct dpu_conn *d)
 		}
 		d->msgs++;
 		d->bytes += m[i].len;
-		if (d->test != PERF_CTRL_LAT || d->echo[0].data == NULL)
-			continue;
-		if (d->nb_echo == 0 &&
-		    rte_comch_msg_send(d->conn, m[i].data, m[i].len) != -EAGAIN)
-			continue;
-		/* the host has no room: keep it (room was made above) */
-		{
-			struct dpu_echo *e = &d->echo[(d->echo_first +
-				d->nb_echo) % DPU_ECHO_BACKLOG];
-
-			e->len = m[i].len;
-			memcpy(e->data, m[i].data, m[i].len);
-			d->nb_echo++;
-		}
+		if (d->e != NULL && d->e->dpu_ctrl_msg != NULL)
+			d->e->dpu_ctrl_msg(d, &m[i]);
 	}
 }
 
@@ -474,55 +483,27 @@ dpu_on_consumer(struct rte_comch_conn *conn, uint32_t id,
 
 /* ----------------------------------------------------------- fast path */
 
-/* fp-lat: send the held echoes, in order, as far as the host has
- * buffers; repost the buffers of those that went (or that cannot go: the
- * host's consumer is gone). True when none is held any more. */
-static bool
-dpu_fp_echo(struct dpu_conn *d, struct dpu_queue *q)
-{
-	void *bufs[DPU_BURST];
-	uint32_t lens[DPU_BURST], reply_to;
-	uint16_t n = 0;
-	int k;
-
-	while (q->nb_held != 0) {
-		struct rte_comch_completion *c = &q->held[q->held_first];
-		struct rte_comch_send_op op = { .data = c->buf, .len = c->len };
-
-		/* reply_to: the immediate data, a private copy */
-		memcpy(&reply_to, c->imm, sizeof(reply_to));
-		k = rte_comch_producer_send_burst(q->prod, reply_to, &op, 1);
-		if (k == 0)
-			break;  /* no buffer posted by the host yet */
-		bufs[n] = c->buf;
-		lens[n++] = d->size;
-		q->held_first = (uint16_t)((q->held_first + 1) % DPU_BURST);
-		q->nb_held--;
-	}
-	if (n != 0)
-		rte_comch_consumer_post_burst(q->cons, bufs, lens, n);
-	return q->nb_held == 0;
-}
-
-/* Fast-path receive on one queue (echo for fp-lat: to the consumer the
- * host names in the immediate data), then give the buffers back. */
+/* Fast-path receive on one queue (the engine may keep a buffer, for an
+ * echo), then give the buffers back. */
 static void
 dpu_fp_poll(struct dpu_conn *d, struct dpu_queue *q)
 {
+	const struct perf_engine *e = d->e;
 	struct rte_comch_completion cpl[DPU_BURST];
 	void *bufs[DPU_BURST];
 	uint32_t lens[DPU_BURST];
 	uint16_t nb_repost = 0;
 	int n, i;
 
-	if (q->nb_held != 0 && !dpu_fp_echo(d, q))
-		return; /* the host takes no echo: nothing more from it */
+	if (e->dpu_fp_flush != NULL && !e->dpu_fp_flush(d, q))
+		return; /* the host takes nothing back: nothing more from it */
 	n = rte_comch_consumer_poll_burst(q->cons, cpl,
 			(uint16_t)RTE_MIN(d->burst, (uint32_t)DPU_BURST));
 	if (n <= 0)
 		return;
 	for (i = 0; i < n; i++) {
-		/* Given back unfilled (its producer died): not a message. */
+		/* Given back unfilled (aborted, its producer died): not a
+		 * message. */
 		if (cpl[i].status == 0) {
 			d->msgs++;
 			if (d->touch) {
@@ -533,44 +514,16 @@ dpu_fp_poll(struct dpu_conn *d, struct dpu_queue *q)
 					d->touch_sum += w[j];
 			}
 			d->bytes += cpl[i].len;
-			if (d->test == PERF_FP_LAT &&
-			    cpl[i].imm_len == sizeof(uint32_t)) {
-				/* echoed from dpu_fp_echo(), in order */
-				q->held[(q->held_first + q->nb_held) %
-					DPU_BURST] = cpl[i];
-				q->nb_held++;
+			if (e->dpu_cpl != NULL && e->dpu_cpl(d, q, &cpl[i]))
 				continue;
-			}
 		}
 		bufs[nb_repost] = cpl[i].buf;
 		lens[nb_repost++] = d->size;
 	}
 	if (nb_repost != 0)
 		rte_comch_consumer_post_burst(q->cons, bufs, lens, nb_repost);
-	if (q->nb_held != 0)
-		dpu_fp_echo(d, q);
-}
-
-/* fp-bidir: queue i sends to the host's i-th consumer. */
-static void
-dpu_fp_send(struct dpu_ctx *x, struct dpu_conn *d, uint32_t i)
-{
-	static struct rte_comch_send_op ops[1024];
-	int n;
-
-	if (i >= d->nb_peer_consumers)
-		return;
-	if (ops[0].data != x->src || ops[0].len != d->size) {
-		uint32_t k;
-
-		for (k = 0; k < RTE_DIM(ops); k++)
-			ops[k] = (struct rte_comch_send_op){ .data = x->src,
-				.len = d->size };
-	}
-	n = rte_comch_producer_send_burst(d->q[i].prod, d->peer_consumers[i],
-			ops, (uint16_t)d->burst);
-	if (n > 0)
-		d->sent += (uint64_t)n;
+	if (e->dpu_fp_flush != NULL)
+		e->dpu_fp_flush(d, q);
 }
 
 /* ----------------------------------------------------------- the loop */
@@ -615,7 +568,7 @@ dpu_conn_turn(struct dpu_ctx *x, unsigned int slot)
 		if (d->q[q].cons != NULL)
 			dpu_fp_poll(d, &d->q[q]);
 		if (d->sending)
-			dpu_fp_send(x, d, q);
+			d->e->dpu_send(x, d, q);
 	}
 	dpu_ctrl_poll(x, d);
 	if (d->end_pending && (d->msgs >= d->end_expect ||
@@ -631,7 +584,7 @@ int
 perf_dpu_run(const struct perf_opts *o, int16_t dev_id, double serve_for,
 		const volatile bool *until)
 {
-	struct dpu_ctx x = { .o = o, .dev_id = dev_id };
+	struct dpu_ctx x = { .o = o, .dev_id = dev_id, .pair = until != NULL };
 	struct rte_comch_server_conf conf = {
 		.name = o->name,
 		.recv_queue_len = 1024,
@@ -645,6 +598,7 @@ perf_dpu_run(const struct perf_opts *o, int16_t dev_id, double serve_for,
 	unsigned int i;
 	bool busy;
 
+	dpu_limits(&x);
 	x.srv = rte_comch_server_create(dev_id, &conf);
 	if (x.srv == NULL || rte_comch_server_start(x.srv) < 0) {
 		fprintf(stderr, "dpu: cannot start server \"%s\": %s\n", o->name,

@@ -3,8 +3,11 @@
  */
 
 /*
- * The host side: connections, the life of one test (BEGIN/READY, streams,
- * forwarding lcores, END/RESULT, report), and the conn-rate test.
+ * The host side: connections (clients in a primary, attached in a
+ * secondary), the life of one test (BEGIN/READY, streams, forwarding
+ * lcores, END/RESULT, report) whatever its engine, and --hold. Control
+ * messages are the same calls in a secondary: the library relays them
+ * through the primary.
  */
 
 #include <errno.h>
@@ -24,18 +27,6 @@
 
 #define HOST_WAIT_S 10
 
-static bool
-is_fp(enum perf_test t)
-{
-	return t == PERF_FP_LAT || t == PERF_FP_TPUT || t == PERF_FP_BIDIR;
-}
-
-static bool
-has_own_consumer(enum perf_test t)
-{
-	return t == PERF_FP_LAT || t == PERF_FP_BIDIR;
-}
-
 /* A secondary process: connections are the primary's (--hold). */
 static bool
 in_secondary(void)
@@ -49,35 +40,16 @@ deadline(double s)
 	return rte_get_timer_cycles() + (uint64_t)(s * (double)rte_get_timer_hz());
 }
 
-static void
-host_on_consumer(struct rte_comch_conn *conn __rte_unused, uint32_t id,
-		enum rte_comch_consumer_event ev, void *arg)
-{
-	struct perf_conn *pc = arg;
-	unsigned int i;
-
-	if (ev == RTE_COMCH_CONSUMER_CREATED) {
-		if (pc->nb_peer_consumers < PERF_MAX_QUEUES)
-			pc->peer_consumers[pc->nb_peer_consumers++] = id;
-		return;
-	}
-	for (i = 0; i < pc->nb_peer_consumers; i++) {
-		if (pc->peer_consumers[i] == id) {
-			memmove(&pc->peer_consumers[i], &pc->peer_consumers[i + 1],
-				(pc->nb_peer_consumers - i - 1) * sizeof(id));
-			pc->nb_peer_consumers--;
-			return;
-		}
-	}
-}
-
-int
+/* One receive pass on a connection: keeps perf messages, counts the
+ * rest. */
+static int
 perf_conn_recv(struct perf_conn *pc, uint64_t *traffic)
 {
 	struct rte_comch_msg msgs[32];
 	int n, i;
 
-	rte_comch_client_poll(pc->cli);
+	if (pc->cli != NULL)
+		rte_comch_client_poll(pc->cli);
 	n = rte_comch_msg_recv_burst(pc->conn, msgs, RTE_DIM(msgs));
 	for (i = 0; i < n; i++) {
 		struct perf_msg p;
@@ -102,12 +74,9 @@ conn_send_perf(struct perf_session *s, struct perf_conn *pc,
 	uint64_t dl = deadline(HOST_WAIT_S);
 	int ret;
 
-	/* A secondary's control messages go through the primary, which
-	 * answers with the DPU's reply. */
-	if (in_secondary())
-		return perf_relay_call(pc, &m);
-	while ((ret = rte_comch_msg_send(pc->conn, &m, sizeof(m))) == -EAGAIN &&
-	       rte_get_timer_cycles() < dl && !perf_quit)
+	/* -EBUSY: in a secondary, the last one's relay is being freed */
+	while (((ret = rte_comch_msg_send(pc->conn, &m, sizeof(m))) == -EAGAIN ||
+		ret == -EBUSY) && rte_get_timer_cycles() < dl && !perf_quit)
 		perf_conn_recv(pc, NULL);
 	return ret;
 }
@@ -119,8 +88,6 @@ conns_wait(struct perf_session *s, enum perf_msg_type type)
 	uint64_t dl = deadline(HOST_WAIT_S);
 	unsigned int i, ready;
 
-	if (in_secondary())
-		return 0; /* the relay answered with the reply */
 	for (i = 0; i < s->nb_conns; i++)
 		s->conns[i].have_last = false;
 	do {
@@ -131,6 +98,18 @@ conns_wait(struct perf_session *s, enum perf_msg_type type)
 			if (!(pc->have_last && pc->last.type == type) &&
 			    perf_conn_recv(pc, NULL) < 0)
 				return -ECONNRESET;
+			if (pc->have_last && pc->last.type == PERF_MSG_REFUSED) {
+				int err = pc->last.msgs > 0 &&
+					pc->last.msgs < 4096 ?
+					(int)pc->last.msgs : EPROTO;
+
+				fprintf(stderr, "host: the DPU refused %s size %u with %u queue(s) on connection %u: %s\n",
+					perf_test_name(s->test), s->size,
+					s->o->queues,
+					rte_comch_conn_id(pc->conn),
+					rte_strerror(err));
+				return -err;
+			}
 			ready += pc->have_last && pc->last.type == type;
 		}
 		if (ready == s->nb_conns)
@@ -178,7 +157,6 @@ perf_session_open(struct perf_session *s, const struct perf_opts *o,
 	struct rte_comch_client_conf conf = {
 		.server_name = o->name,
 		.recv_queue_len = 1024,
-		.consumer_event_cb = host_on_consumer,
 	};
 	size_t max_size = 64;
 	unsigned int i, lcore;
@@ -218,7 +196,6 @@ perf_session_open(struct perf_session *s, const struct perf_opts *o,
 	for (i = 0; i < o->connections; i++) {
 		struct perf_conn *pc = &s->conns[i];
 
-		conf.cb_arg = pc;
 		pc->cli = rte_comch_client_create(dev_id, &conf);
 		if (pc->cli == NULL)
 			return -rte_errno;
@@ -322,7 +299,7 @@ stream_setup(struct perf_session *s, struct perf_stream *st)
 	st->prod = rte_comch_producer_create(st->pc->conn, NULL);
 	if (st->prod == NULL || rte_comch_producer_start(st->prod) < 0)
 		return -EIO;
-	if (!has_own_consumer(s->test))
+	if (!(s->e->flags & PERF_E_BOTH_WAYS))
 		return 0;
 	st->mem = rte_comch_mem_create(s->dev_id, (size_t)n * s->size,
 			(int)rte_socket_id());
@@ -342,16 +319,60 @@ stream_setup(struct perf_session *s, struct perf_stream *st)
 	return 0;
 }
 
+/* A forwarding lcore: the loop of the running test's engine. */
+static int
+fwd_run(void *arg)
+{
+	struct perf_fwd *f = arg;
+
+	f->err = f->s->e->fwd(f);
+	__atomic_store_n(&f->done, true, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* After READY: the DPU's consumers for the test, in creation order (ids
+ * increase: the --queues first from the one READY names), into
+ * pc->peer_consumers. In a secondary, listing them also makes them
+ * reachable from this process. */
+static int
+conn_peer_consumers(struct perf_conn *pc, uint32_t first, uint32_t want,
+		uint64_t dl)
+{
+	uint32_t ids[256]; /* caps.max_consumers of comch_shm */
+	int n, i;
+
+	for (;;) {
+		n = rte_comch_conn_remote_consumers(pc->conn, ids, RTE_DIM(ids));
+		if (n < 0)
+			return n;
+		pc->nb_peer_consumers = 0;
+		for (i = 0; i < n && i < (int)RTE_DIM(ids) &&
+		     pc->nb_peer_consumers < want; i++)
+			if (ids[i] >= first)
+				pc->peer_consumers[pc->nb_peer_consumers++] =
+					ids[i];
+		if (pc->nb_peer_consumers == want)
+			return 0;
+		/* announced on the link, after READY on the ring maybe */
+		if (perf_quit || rte_get_timer_cycles() > dl)
+			return -ETIMEDOUT;
+		perf_conn_recv(pc, NULL);
+	}
+}
+
 int
 perf_session_start(struct perf_session *s, enum perf_test test, uint32_t size,
 		uint32_t burst)
 {
 	const struct perf_opts *o = s->o;
+	const struct perf_engine *e = perf_engine(test);
+	bool fp = e->flags & PERF_E_FP;
 	unsigned int i, per_conn, f;
 	uint64_t dl, now;
 	int ret;
 
 	s->test = test;
+	s->e = e;
 	s->size = size;
 	s->burst = burst;
 	if (size > s->src_size) {
@@ -364,13 +385,13 @@ perf_session_start(struct perf_session *s, enum perf_test test, uint32_t size,
 		s->src = src;
 		s->src_size = size;
 	}
-	if (!is_fp(test) && size > rte_comch_conn_max_msg_size(s->conns[0].conn)) {
+	if (!fp && size > rte_comch_conn_max_msg_size(s->conns[0].conn)) {
 		fprintf(stderr, "host: %s size %u skipped: above the control message limit %u\n",
-			perf_test_name(test), size,
+			e->name, size,
 			rte_comch_conn_max_msg_size(s->conns[0].conn));
 		return -EMSGSIZE;
 	}
-	per_conn = is_fp(test) ? o->queues : 1;
+	per_conn = fp ? o->queues : 1;
 	s->nb_streams = s->nb_conns * per_conn;
 	s->streams = rte_zmalloc("perf_streams",
 			sizeof(*s->streams) * s->nb_streams, RTE_CACHE_LINE_SIZE);
@@ -383,7 +404,7 @@ perf_session_start(struct perf_session *s, enum perf_test test, uint32_t size,
 	for (i = 0; i < s->nb_streams; i++) {
 		s->streams[i].pc = &s->conns[i / per_conn];
 		s->streams[i].size = size;
-		if (is_fp(test)) {
+		if (fp) {
 			ret = stream_setup(s, &s->streams[i]);
 			if (ret < 0)
 				goto err;
@@ -399,35 +420,22 @@ perf_session_start(struct perf_session *s, enum perf_test test, uint32_t size,
 	ret = conns_wait(s, PERF_MSG_READY);
 	if (ret < 0) {
 		fprintf(stderr, "host: the DPU did not get ready for %s size %u: %s\n",
-			perf_test_name(test), size, rte_strerror(-ret));
+			e->name, size, rte_strerror(-ret));
 		goto err;
 	}
-	if (is_fp(test)) {
+	if (fp) {
 		/* Stream q of a connection sends to the DPU's q-th consumer. */
 		dl = deadline(HOST_WAIT_S);
 		for (i = 0; i < s->nb_conns; i++) {
-			if (in_secondary()) {
-				/* Make them reachable from this process. */
-				ret = rte_comch_conn_remote_consumers(
-						s->conns[i].conn, NULL, 0);
-				if (ret < 0)
-					goto err;
-				continue;
-			}
-			while (s->conns[i].nb_peer_consumers < per_conn &&
-			       !perf_quit && rte_get_timer_cycles() < dl)
-				perf_conn_recv(&s->conns[i], NULL);
-		}
-		for (i = 0; i < s->nb_streams; i++) {
-			struct perf_conn *pc = s->streams[i].pc;
-
-			if (pc->nb_peer_consumers < per_conn) {
-				ret = -ETIMEDOUT;
+			ret = conn_peer_consumers(&s->conns[i],
+					s->conns[i].last.first_consumer, per_conn,
+					dl);
+			if (ret < 0)
 				goto err;
-			}
-			s->streams[i].peer_consumer =
-				pc->peer_consumers[i % per_conn];
 		}
+		for (i = 0; i < s->nb_streams; i++)
+			s->streams[i].peer_consumer =
+				s->streams[i].pc->peer_consumers[i % per_conn];
 	}
 
 	/* Streams to forwarding lcores, round robin. */
@@ -469,7 +477,7 @@ perf_session_start(struct perf_session *s, enum perf_test test, uint32_t size,
 		if (fw->nb_streams == 0)
 			fw->done = true;
 		else if (!fw->is_main)
-			rte_eal_remote_launch(perf_fwd_run, fw, fw->lcore_id);
+			rte_eal_remote_launch(fwd_run, fw, fw->lcore_id);
 	}
 	s->running = true;
 	return 0;
@@ -479,23 +487,20 @@ err:
 }
 
 void
-perf_progress(struct perf_session *s, uint64_t now)
+perf_session_poll(struct perf_session *s)
 {
-	uint64_t msgs = 0;
-	double secs = (double)(now - s->warm_end) / (double)s->tsc_hz;
-	unsigned int f;
+	unsigned int i;
 
-	for (f = 0; f < s->nb_fwd; f++)
-		msgs += __atomic_load_n(&s->fwd[f].msgs, __ATOMIC_RELAXED);
-	if (now >= s->warm_end)
-		printf("\r%-9s size %8u  %6.1f s  %12" PRIu64 " msgs  %9.3f Mmsg/s ",
-			perf_test_name(s->test), s->size, secs, msgs,
-			secs > 0 ? (double)msgs / secs / 1e6 : 0);
-	fflush(stdout);
-	s->next_progress = now + s->tsc_hz;
+	/* Control tests own the connections on their forwarding lcores. */
+	if (!(s->e->flags & PERF_E_FP))
+		return;
+	for (i = 0; i < s->nb_conns; i++)
+		if (s->conns[i].cli != NULL)
+			rte_comch_client_poll(s->conns[i].cli);
 }
 
-/* Fast-path tests: the main lcore keeps the connections polled. */
+/* Wait for the forwarding lcores (or be one); the connections stay
+ * polled meanwhile. */
 static void
 main_wait(struct perf_session *s)
 {
@@ -503,7 +508,7 @@ main_wait(struct perf_session *s)
 	uint64_t now;
 
 	if (s->main_forwards) {
-		perf_fwd_run(&s->fwd[0]);
+		fwd_run(&s->fwd[0]);
 		return;
 	}
 	do {
@@ -515,12 +520,7 @@ main_wait(struct perf_session *s)
 			s->stop = true;
 		if (now >= s->next_progress)
 			perf_progress(s, now);
-		if (is_fp(s->test) && !in_secondary()) {
-			unsigned int i;
-
-			for (i = 0; i < s->nb_conns; i++)
-				rte_comch_client_poll(s->conns[i].cli);
-		}
+		perf_session_poll(s);
 	} while (done < s->nb_fwd);
 }
 
@@ -531,7 +531,7 @@ report(struct perf_session *s, uint64_t peer_msgs, uint64_t peer_bytes,
 	struct perf_result r = { .test = s->test, .size = s->size,
 		.burst = s->burst, .lcore = -1 };
 	static struct perf_hist all;
-	bool lat = s->test == PERF_CTRL_LAT || s->test == PERF_FP_LAT;
+	bool lat = s->e->flags & PERF_E_LATENCY;
 	uint64_t t0 = UINT64_MAX, t1 = 0;
 	unsigned int f;
 
@@ -589,7 +589,7 @@ perf_session_stop(struct perf_session *s)
 		if (s->fwd[f].err < 0 && ret == 0) {
 			ret = s->fwd[f].err;
 			fprintf(stderr, "host: %s size %u failed on lcore %u: %s\n",
-				perf_test_name(s->test), s->size,
+				s->e->name, s->size,
 				s->fwd[f].lcore_id, rte_strerror(-ret));
 		}
 	}
@@ -618,8 +618,8 @@ perf_session_stop(struct perf_session *s)
 		peer_bytes += s->conns[i].last.bytes;
 		peer_sent += s->conns[i].last.sent;
 	}
-	/* fp-bidir: take what the DPU sent before it stopped. */
-	if (s->test == PERF_FP_BIDIR) {
+	/* Both streaming: take what the DPU sent before it stopped. */
+	if (s->e->flags & PERF_E_BIDIR) {
 		for (i = 0; i < s->nb_streams; i++)
 			rcvd += s->streams[i].received;
 		dl = deadline(HOST_WAIT_S);
@@ -643,7 +643,8 @@ perf_session_stop(struct perf_session *s)
 		s->fwd[0].received = rcvd;
 	}
 	report(s, peer_msgs, peer_bytes, peer_sent);
-	if (peer_msgs != sent || (s->test == PERF_FP_BIDIR && rcvd != peer_sent))
+	if (peer_msgs != sent ||
+	    ((s->e->flags & PERF_E_BIDIR) && rcvd != peer_sent))
 		ret = -EIO;
 out:
 	streams_teardown(s);
@@ -651,59 +652,12 @@ out:
 	return ret;
 }
 
-/* ----------------------------------------------------------- conn-rate */
-
-/* Connect and disconnect one more client as fast as possible. */
-static int
-conn_rate(struct perf_session *s, struct perf_result *r)
-{
-	struct rte_comch_client_conf conf = { .server_name = s->o->name };
-	struct rte_comch_client *cli;
-	uint64_t t0 = 0, now, end, n = 0, warm_end;
-	int err = 0;
-
-	cli = rte_comch_client_create(s->dev_id, &conf);
-	if (cli == NULL)
-		return -rte_errno;
-	now = rte_rdtsc();
-	warm_end = now + (uint64_t)(s->o->warmup * (double)s->tsc_hz);
-	end = warm_end + (uint64_t)(s->o->duration * (double)s->tsc_hz);
-	do {
-		err = rte_comch_client_start(cli);
-		if (err < 0)
-			break;
-		do
-			rte_comch_client_poll(cli);
-		while (rte_comch_client_state(cli, &err) == RTE_COMCH_STATE_STARTING &&
-		       !perf_quit);
-		if (rte_comch_client_state(cli, NULL) != RTE_COMCH_STATE_RUNNING)
-			break;
-		err = rte_comch_client_stop(cli);
-		if (err < 0)
-			break;
-		now = rte_rdtsc();
-		if (now >= warm_end) {
-			if (t0 == 0)
-				t0 = now;
-			else
-				n++;
-		}
-		r->sent_total++;
-	} while (!perf_quit && (s->o->count != 0 ? n < s->o->count : now < end));
-	if (rte_comch_client_state(cli, NULL) != RTE_COMCH_STATE_IDLE)
-		rte_comch_client_stop(cli);
-	rte_comch_client_destroy(cli);
-	r->msgs = n;
-	r->seconds = now > t0 && t0 != 0 ? (double)(now - t0) / (double)s->tsc_hz : 0;
-	r->peer_msgs = r->sent_total; /* nothing to lose */
-	return err < 0 ? err : 0;
-}
-
 /* ------------------------------------------------------------- the run */
 
 int
 perf_host_run(const struct perf_opts *o, int16_t dev_id)
 {
+	const struct perf_engine *e;
 	struct perf_session *s;
 	unsigned int t, z;
 	int ret;
@@ -712,33 +666,70 @@ perf_host_run(const struct perf_opts *o, int16_t dev_id)
 	if (s == NULL)
 		return -ENOMEM;
 	ret = perf_session_open(s, o, dev_id);
-	if (ret == 0 && o->interactive) {
-		ret = perf_interactive(s);
-	} else {
-		for (t = 0; t < o->nb_tests && ret == 0 && !perf_quit; t++) {
-			for (z = 0; z < o->nb_sizes && ret == 0 && !perf_quit; z++) {
-				if (o->tests[t] == PERF_CONN_RATE) {
-					struct perf_result r = { .test = PERF_CONN_RATE,
-						.lcore = -1 };
+	for (t = 0; t < o->nb_tests && ret == 0 && !perf_quit; t++) {
+		e = perf_engine(o->tests[t]);
+		if (e->run != NULL) {
+			/* its own run, once: sizes do not apply */
+			struct perf_result r = { .test = o->tests[t],
+				.lcore = -1 };
 
-					ret = conn_rate(s, &r);
-					if (ret == 0)
-						perf_report(o, "host", &r);
-					break; /* no size */
-				}
-				ret = perf_session_start(s, o->tests[t],
-						o->sizes[z], o->burst);
-				if (ret == -EMSGSIZE) {
-					ret = 0;
-					continue;
-				}
-				if (ret == 0) {
-					main_wait(s);
-					ret = perf_session_stop(s);
-				}
+			s->test = o->tests[t];
+			s->e = e;
+			ret = e->run(s, &r);
+			if (ret == 0)
+				perf_report(o, "host", &r);
+			continue;
+		}
+		for (z = 0; z < o->nb_sizes && ret == 0 && !perf_quit; z++) {
+			ret = perf_session_start(s, o->tests[t], o->sizes[z],
+					o->burst);
+			if (ret == -EMSGSIZE) {
+				ret = 0;
+				continue;
+			}
+			if (ret == 0) {
+				main_wait(s);
+				ret = perf_session_stop(s);
 			}
 		}
 	}
+	perf_session_close(s);
+	rte_free(s);
+	return ret;
+}
+
+int
+perf_hold_run(const struct perf_opts *o, int16_t dev_id)
+{
+	uint64_t end = o->duration > 0 ? rte_get_timer_cycles() +
+		(uint64_t)(o->duration * (double)rte_get_timer_hz()) : UINT64_MAX;
+	struct perf_session *s;
+	unsigned int i;
+	int ret;
+
+	s = rte_zmalloc("perf_session", sizeof(*s), RTE_CACHE_LINE_SIZE);
+	if (s == NULL)
+		return -ENOMEM;
+	ret = perf_session_open(s, o, dev_id);
+	if (ret == 0) {
+		printf("host: holding %u connection(s) to \"%s\" for secondary processes (ids",
+			s->nb_conns, o->name);
+		for (i = 0; i < s->nb_conns; i++)
+			printf(" %u", rte_comch_conn_id(s->conns[i].conn));
+		printf(")\n");
+		fflush(stdout);
+	}
+	/* The control path only: polling the clients moves the control
+	 * messages of the secondaries (the library's relay) and follows the
+	 * DPU; every 100 us, so a secondary's BEGIN or END waits that long
+	 * at most, and the core is the secondaries' the rest of the time. */
+	while (ret == 0 && !perf_quit && rte_get_timer_cycles() < end) {
+		for (i = 0; i < s->nb_conns; i++)
+			perf_conn_recv(&s->conns[i], NULL);
+		rte_delay_us_sleep(100);
+	}
+	/* Secondaries still attached keep the connections busy: stop
+	 * those first. */
 	perf_session_close(s);
 	rte_free(s);
 	return ret;

@@ -10,10 +10,10 @@
  */
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <rte_bus_vdev.h>
@@ -22,17 +22,10 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 
-#include "perf.h"
+#include "perf_session.h"
 
-volatile bool perf_quit;
 /* Where default devices put their link sockets. */
 #define PERF_DEFAULT_PATH "/tmp/comch"
-
-static void
-on_signal(int sig __rte_unused)
-{
-	perf_quit = true;
-}
 
 /* The first device of @p role; a new comch_shm device @p name with
  * @p args only when no comch --vdev was given at all (said in one line);
@@ -88,6 +81,20 @@ host_job_run(void *arg)
 	return 0;
 }
 
+/* A DPU serving many hosts holds file descriptors for them (sockets, the
+ * memory of every queue): take all the kernel allows this process, as
+ * servers do, rather than the 1024 a login shell usually starts with. */
+static void
+perf_raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -116,8 +123,8 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return ret > 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	perf_signals_catch();
+	perf_raise_nofile();
 	/* A comch --vdev that did not probe is fatal: the driver's reason
 	 * is the last line printed. */
 	nb_given = rte_comch_devargs_check(why, sizeof(why));
@@ -164,7 +171,9 @@ main(int argc, char **argv)
 		host = perf_dev(RTE_COMCH_ROLE_HOST, nb_given,
 				"comch_shm_perf_host", "role=host,path=" PERF_DEFAULT_PATH);
 		if (host >= 0 &&
-		    (o.hold ? perf_hold_run(&o, host) : perf_host_run(&o, host)) == 0)
+		    (o.hold ? perf_hold_run(&o, host) :
+		     o.interactive ? perf_interactive(&o, host) :
+		     perf_host_run(&o, host)) == 0)
 			rc = EXIT_SUCCESS;
 	}
 out:

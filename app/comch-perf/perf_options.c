@@ -11,22 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perf.h"
-
-static const char * const test_names[PERF_TEST__MAX] = {
-	[PERF_CTRL_LAT] = "ctrl-lat",
-	[PERF_CTRL_TPUT] = "ctrl-tput",
-	[PERF_FP_LAT] = "fp-lat",
-	[PERF_FP_TPUT] = "fp-tput",
-	[PERF_FP_BIDIR] = "fp-bidir",
-	[PERF_CONN_RATE] = "conn-rate",
-};
-
-const char *
-perf_test_name(enum perf_test t)
-{
-	return (unsigned int)t < PERF_TEST__MAX ? test_names[t] : "?";
-}
+#include "perf_engine.h"
 
 void
 perf_usage(const char *prog)
@@ -151,9 +136,8 @@ split_list(char *buf, char **items, int max)
 static int
 parse_tests(const char *s, struct perf_opts *o)
 {
-	char buf[256], *items[PERF_MAX_TESTS], *tok;
-	unsigned int t;
-	int n, i;
+	char buf[256], names[128], *items[PERF_MAX_TESTS];
+	int n, i, t;
 
 	if (strlen(s) >= sizeof(buf))
 		goto bad;
@@ -161,19 +145,16 @@ parse_tests(const char *s, struct perf_opts *o)
 	o->nb_tests = 0;
 	n = split_list(buf, items, PERF_MAX_TESTS);
 	for (i = 0; i < n; i++) {
-		tok = items[i];
-		for (t = 0; t < PERF_TEST__MAX; t++)
-			if (strcmp(tok, test_names[t]) == 0)
-				break;
-		if (t == PERF_TEST__MAX)
+		t = perf_test_by_name(items[i]);
+		if (t < 0)
 			goto bad;
 		o->tests[o->nb_tests++] = (enum perf_test)t;
 	}
 	if (o->nb_tests != 0)
 		return 0;
 bad:
-	fprintf(stderr, "--test=%s: expected a list of ctrl-lat, ctrl-tput, fp-lat, fp-tput, fp-bidir, conn-rate\n",
-		s);
+	perf_test_names(names, sizeof(names), 0);
+	fprintf(stderr, "--test=%s: expected a list of %s\n", s, names);
 	return -EINVAL;
 }
 
@@ -373,10 +354,12 @@ perf_parse_args(int argc, char **argv, bool secondary, struct perf_opts *o)
 		return -EINVAL;
 	}
 	for (t = 0; t < o->nb_tests; t++) {
-		if (o->tests[t] != PERF_FP_LAT && o->tests[t] != PERF_FP_TPUT &&
-		    o->tests[t] != PERF_FP_BIDIR) {
-			fprintf(stderr, "--test=%s: a secondary process runs fp-lat, fp-tput and fp-bidir (control messages and connections are the primary's)\n",
-				perf_test_name(o->tests[t]));
+		if (!perf_test_is(o->tests[t], PERF_E_SECONDARY)) {
+			char names[128];
+
+			perf_test_names(names, sizeof(names), PERF_E_SECONDARY);
+			fprintf(stderr, "--test=%s: a secondary process runs %s (the connections are the primary's, and its control messages go through the primary)\n",
+				perf_test_name(o->tests[t]), names);
 			return -EINVAL;
 		}
 	}

@@ -22,12 +22,13 @@
 
 #include <rte_lcore.h>
 
-#include "perf.h"
+#include "perf_engine.h"
 
 struct perf_conn {
 	struct rte_comch_client *cli;     /* NULL in a secondary */
 	struct rte_comch_conn *conn;
-	uint32_t peer_consumers[PERF_MAX_QUEUES]; /* DPU consumers, in order */
+	/* the DPU's consumers for the running test, in creation order */
+	uint32_t peer_consumers[PERF_MAX_QUEUES];
 	unsigned int nb_peer_consumers;
 	struct perf_msg last;        /* last perf message from the DPU */
 	bool have_last;
@@ -74,6 +75,7 @@ struct perf_session {
 	unsigned int nb_conns;
 	/* the running test */
 	enum perf_test test;
+	const struct perf_engine *e;
 	uint32_t size;
 	uint32_t burst;
 	struct perf_stream *streams;
@@ -102,20 +104,15 @@ int perf_session_start(struct perf_session *s, enum perf_test test,
 		uint32_t size, uint32_t burst);
 /* Stop, collect and report; returns 0 or a negative errno. */
 int perf_session_stop(struct perf_session *s);
-/* Print the one-line progress (main lcore only). */
+/* Keep the connections polled while the forwarding lcores run (the
+ * driving lcore, when it does not forward itself). */
+void perf_session_poll(struct perf_session *s);
+
+/* perf_fwd.c: the one-line progress (main lcore only). */
 void perf_progress(struct perf_session *s, uint64_t now);
-/* One receive pass on a connection: keeps perf messages, counts the rest. */
-int perf_conn_recv(struct perf_conn *pc, uint64_t *traffic);
 
-/* perf_relay.c: a secondary's BEGIN or END through the primary (--hold),
- * which answers with the DPU's reply (into pc->last, and for READY the
- * DPU's consumers into pc->peer_consumers). 0 or a negative errno. */
-int perf_relay_call(struct perf_conn *pc, const struct perf_msg *msg);
-
-/* perf_fwd.c: one forwarding lcore's loop for the session's test. */
-int perf_fwd_run(void *arg);
-
-/* perf_cmd.c: interactive mode. */
-int perf_interactive(struct perf_session *s);
+/* perf_cmd.c: interactive mode (-i): a session driven from a command
+ * line. */
+int perf_interactive(const struct perf_opts *o, int16_t dev_id);
 
 #endif /* COMCH_PERF_SESSION_H */

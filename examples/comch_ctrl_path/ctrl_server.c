@@ -136,7 +136,7 @@ usage(const char *prog)
 {
 	printf("Usage: %s [EAL options] -- [options]\n"
 	       "  --name NAME     server name (default comch_ctrl_sample)\n"
-	       "  --rep FUNC      host function to serve, e.g. pf0vf1 (default: the device's first)\n"
+	       "  --function FUNC host function to serve, e.g. pf0vf1 (default: the device's first)\n"
 	       "  --text TEXT     answer to a client's first message (default \"Message received\")\n"
 	       "  --clients N     exit after N clients came and went (default 1, 0: until SIGINT)\n"
 	       "  --timeout SEC   exit with an error if no client came within SEC seconds (default 0: wait)\n"
@@ -150,7 +150,7 @@ main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "name", required_argument, NULL, 'n' },
-		{ "rep", required_argument, NULL, 'r' },
+		{ "function", required_argument, NULL, 'f' },
 		{ "text", required_argument, NULL, 't' },
 		{ "clients", required_argument, NULL, 'c' },
 		{ "timeout", required_argument, NULL, 'T' },
@@ -165,7 +165,7 @@ main(int argc, char **argv)
 		.disconnect_cb = on_disconnect,
 		.cb_arg = &app,
 	};
-	const char *rep = NULL, *dev_name = NULL;
+	const char *func = NULL, *dev_name = NULL;
 	unsigned long clients = 1;
 	double timeout = 0;
 	struct rte_comch_server *srv;
@@ -182,8 +182,8 @@ main(int argc, char **argv)
 		case 'n':
 			conf.name = optarg;
 			break;
-		case 'r':
-			rep = optarg;
+		case 'f':
+			func = optarg;
 			break;
 		case 't':
 			app.reply = optarg;
@@ -232,10 +232,10 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return EXIT_FAILURE;
 	}
-	if (rep != NULL) {
-		ret = rte_comch_rep_get_by_name(dev_id, rep, &conf.rep_id);
+	if (func != NULL) {
+		ret = rte_comch_function_get_by_name(dev_id, func, &conf.function_id);
 		if (ret < 0) {
-			fprintf(stderr, "device does not serve function %s\n", rep);
+			fprintf(stderr, "device does not serve function %s\n", func);
 			rte_eal_cleanup();
 			return EXIT_FAILURE;
 		}

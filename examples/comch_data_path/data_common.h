@@ -90,18 +90,25 @@ data_parse_args(int argc, char **argv, struct data_args *a, const char *role,
 	return 0;
 }
 
-/* The peer's consumer, set by the consumer event callback. */
+/* The peer's consumer on our connection, set by the consumer event
+ * callback. */
 struct data_peer {
+	struct rte_comch_conn *conn; /* ours (a server's client; NULL: a
+				      * client's only connection): other
+				      * connections' events are not about
+				      * our peer */
 	uint32_t consumer_id;
 	bool known;
 };
 
 static inline void
-data_on_consumer(struct rte_comch_conn *conn __rte_unused, uint32_t id,
+data_on_consumer(struct rte_comch_conn *conn, uint32_t id,
 		enum rte_comch_consumer_event event, void *arg)
 {
 	struct data_peer *peer = arg;
 
+	if (peer->conn != NULL && conn != peer->conn)
+		return;
 	if (event == RTE_COMCH_CONSUMER_CREATED) {
 		peer->consumer_id = id;
 		peer->known = true;

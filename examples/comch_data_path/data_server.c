@@ -16,19 +16,32 @@
 static struct rte_comch_conn *client_conn;
 static bool client_left;
 
+/* One client is served; a second connection is closed at once (its host
+ * is told), whatever it would have done. */
 static void
-on_connect(struct rte_comch_server *srv __rte_unused,
-		struct rte_comch_conn *conn, void *arg __rte_unused)
+on_connect(struct rte_comch_server *srv, struct rte_comch_conn *conn,
+		void *arg)
 {
+	struct data_peer *peer = arg;
+
+	if (client_conn != NULL) {
+		printf("server: serving one client; closing connection %u\n",
+			rte_comch_conn_id(conn));
+		rte_comch_server_disconnect(srv, conn);
+		return;
+	}
 	client_conn = conn;
+	peer->conn = conn;
 }
 
 static void
-on_disconnect(struct rte_comch_server *srv __rte_unused,
-		struct rte_comch_conn *conn __rte_unused, int err __rte_unused,
-		void *arg __rte_unused)
+on_disconnect(struct rte_comch_server *srv, struct rte_comch_conn *conn,
+		int err __rte_unused, void *arg __rte_unused)
 {
-	client_left = true;
+	if (conn == client_conn)
+		client_left = true;
+	else
+		rte_comch_server_disconnect(srv, conn);
 }
 
 static void

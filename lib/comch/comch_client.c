@@ -27,13 +27,18 @@ rte_comch_client_create(int16_t dev_id, const struct rte_comch_client_conf *conf
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	if (comch_secondary_refuses("client"))
+	if (comch_proc->link_only("client") < 0)
 		return NULL;
 	max_msg = conf->max_msg_size;
 	rq = conf->recv_queue_len;
 	dev = comch_obj_check(dev_id, RTE_COMCH_CAPA_CLIENT, "client",
 			conf->server_name, &max_msg, &rq, &caps);
 	if (dev == NULL)
+		return NULL;
+	/* A client needs these; the rest of its ops are optional. */
+	if (COMCH_OBJ_OP(dev, client_create, "client") < 0 ||
+	    COMCH_OBJ_OP(dev, client_start, "client") < 0 ||
+	    COMCH_OBJ_OP(dev, client_poll, "client") < 0)
 		return NULL;
 
 	cli = rte_zmalloc_socket("comch_client", sizeof(*cli),
@@ -75,7 +80,8 @@ rte_comch_client_start(struct rte_comch_client *cli)
 			cli->server_name, rte_comch_state_name(cli->state));
 		return -EBUSY;
 	}
-	ret = cli->dev->dev_ops->client_start(cli->dev, cli);
+	ret = cli->dev->dev_ops->client_start == NULL ? -ENOTSUP :
+		cli->dev->dev_ops->client_start(cli->dev, cli);
 	if (ret < 0)
 		return ret;
 	cli->last_err = 0;
@@ -87,7 +93,8 @@ static int
 comch_client_do_stop(struct rte_comch_client *cli)
 {
 	if (cli->state == RTE_COMCH_STATE_STARTING) {
-		cli->dev->dev_ops->client_abort(cli->dev, cli);
+		if (cli->dev->dev_ops->client_abort != NULL)
+			cli->dev->dev_ops->client_abort(cli->dev, cli);
 		comch_state_apply(&cli->state, COMCH_EV_STOP);
 		return 0;
 	}
@@ -134,7 +141,8 @@ rte_comch_client_destroy(struct rte_comch_client *cli)
 	if (ret < 0)
 		return ret;
 	comch_registry_del_client(cli);
-	cli->dev->dev_ops->client_destroy(cli->dev, cli);
+	if (cli->dev->dev_ops->client_destroy != NULL)
+		cli->dev->dev_ops->client_destroy(cli->dev, cli);
 	rte_free(cli);
 	return 0;
 }
@@ -150,6 +158,8 @@ rte_comch_client_poll(struct rte_comch_client *cli)
 		return 0;
 	cli->flags |= COMCH_F_IN_POLL;
 	n = cli->dev->dev_ops->client_poll(cli->dev, cli);
+	/* control messages of a secondary process, to and fro */
+	n += comch_relay_poll_client(cli);
 	if (cli->msg_cb != NULL && cli->conn != NULL &&
 	    !(cli->conn->flags & COMCH_F_RELEASE_PENDING))
 		n += comch_conn_dispatch(cli->conn, cli->msg_cb, cli->cb_arg);

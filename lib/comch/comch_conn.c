@@ -3,8 +3,9 @@
  */
 
 /*
- * Connections: user data, statistics, control messages, and the helpers a
- * driver uses to report connection events.
+ * Connections (layer 3): the public functions (user data, statistics,
+ * control messages, listing, attaching, the peer's consumers), and the
+ * helpers a driver uses to report connection events.
  */
 
 #include <errno.h>
@@ -15,7 +16,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
-#include "comch_private.h"
+#include "comch_proc.h"
 
 /* Messages taken per receive call when delivering through a callback. */
 #define COMCH_DISPATCH_BURST 32
@@ -25,7 +26,7 @@ rte_comch_conn_user_data_set(struct rte_comch_conn *conn, uint64_t user_data)
 {
 	if (conn == NULL)
 		return -EINVAL;
-	if (comch_secondary_refuses("connection user data (set)"))
+	if (comch_proc->link_only("connection user data (set)") < 0)
 		return -ENOTSUP;
 	conn->user_data = user_data;
 	return 0;
@@ -55,15 +56,9 @@ rte_comch_conn_stats_get(struct rte_comch_conn *conn,
 {
 	if (conn == NULL || stats == NULL)
 		return -EINVAL;
-	if (comch_in_secondary)
-		return comch_mp_conn_stats(conn, stats);
-	stats->msgs_sent = conn->msgs_sent;
-	stats->bytes_sent = conn->bytes_sent;
-	stats->msgs_recv = conn->msgs_recv;
-	stats->bytes_recv = conn->bytes_recv;
-	stats->msgs_in_flight =
-		comch_dev_get(conn->dev_id)->dev_ops->conn_in_flight(conn);
-	return 0;
+	if (comch_proc->conn_usable(conn, "connection statistics") < 0)
+		return -EINVAL;
+	return comch_proc->conn_stats(conn, stats);
 }
 
 int
@@ -71,7 +66,7 @@ rte_comch_conn_stats_reset(struct rte_comch_conn *conn)
 {
 	if (conn == NULL)
 		return -EINVAL;
-	if (comch_secondary_refuses("connection statistics reset"))
+	if (comch_proc->link_only("connection statistics reset") < 0)
 		return -ENOTSUP;
 	conn->msgs_sent = 0;
 	conn->bytes_sent = 0;
@@ -82,15 +77,10 @@ rte_comch_conn_stats_reset(struct rte_comch_conn *conn)
 
 /* Send and receive are allowed while running, and while stopping so that
  * what was queued before the peer left can still be drained; a connection
- * the application released (pending release inside a poll) is gone. The
- * control rings are the primary's. */
+ * the application released (pending release inside a poll) is gone. */
 static inline int
 comch_conn_usable(const struct rte_comch_conn *conn)
 {
-	if (unlikely(comch_in_secondary)) {
-		comch_secondary_refuses("control messages");
-		return -ENOTSUP;
-	}
 	if (unlikely(conn->flags & COMCH_F_RELEASE_PENDING))
 		return -ENOTCONN;
 	if (unlikely(!comch_state_allows(conn->state, COMCH_OP_SEND)))
@@ -112,33 +102,63 @@ rte_comch_msg_send(struct rte_comch_conn *conn, const void *data, uint32_t len)
 		return ret;
 	if (unlikely(conn->state == RTE_COMCH_STATE_STOPPING))
 		return -ECONNRESET;
-	ret = rte_comch_devices[conn->dev_id].dev_ops->msg_send(conn, data, len);
-	if (likely(ret == 0)) {
-		conn->msgs_sent++;
-		conn->bytes_sent += len;
-	}
-	return ret;
+	return comch_proc->msg_send(conn, data, len);
 }
 
 int
 rte_comch_msg_recv_burst(struct rte_comch_conn *conn,
 		struct rte_comch_msg *msgs, uint16_t nb_msgs)
 {
-	int ret, i;
+	int ret;
 
 	if (unlikely(conn == NULL || msgs == NULL))
 		return -EINVAL;
 	ret = comch_conn_usable(conn);
 	if (unlikely(ret < 0))
 		return ret;
-	ret = rte_comch_devices[conn->dev_id].dev_ops->msg_recv_burst(conn, msgs,
-			nb_msgs);
-	if (ret > 0) {
-		conn->msgs_recv += ret;
-		for (i = 0; i < ret; i++)
-			conn->bytes_recv += msgs[i].len;
+	return comch_proc->msg_recv(conn, msgs, nb_msgs);
+}
+
+int
+rte_comch_conn_list(int16_t dev_id, uint32_t *ids, uint32_t nb_ids)
+{
+	if (comch_dev_get(dev_id) == NULL || (ids == NULL && nb_ids != 0))
+		return -EINVAL;
+	return comch_proc->conn_list(dev_id, ids, nb_ids);
+}
+
+struct rte_comch_conn *
+rte_comch_conn_attach(int16_t dev_id, uint32_t conn_id)
+{
+	if (comch_dev_get(dev_id) == NULL) {
+		rte_errno = EINVAL;
+		return NULL;
 	}
-	return ret;
+	return comch_proc->conn_attach(dev_id, conn_id);
+}
+
+int
+rte_comch_conn_detach(struct rte_comch_conn *conn)
+{
+	if (conn == NULL)
+		return -EINVAL;
+	return comch_proc->conn_detach(conn);
+}
+
+int
+rte_comch_conn_remote_consumers(struct rte_comch_conn *conn, uint32_t *ids,
+		uint32_t nb_ids)
+{
+	int ret;
+
+	if (conn == NULL || (ids == NULL && nb_ids != 0))
+		return -EINVAL;
+	if (comch_proc->conn_usable(conn, "remote consumers") < 0)
+		return -EINVAL;
+	ret = comch_proc->remote_sync(conn);
+	if (ret < 0)
+		return ret;
+	return comch_remote_list(conn, ids, nb_ids);
 }
 
 int
@@ -220,8 +240,11 @@ comch_conn_release(struct rte_comch_conn *conn)
 	if (cli != NULL && cli->conn == conn)
 		cli->conn = NULL;
 	rte_spinlock_unlock(&comch_registry_lock);
+	comch_relay_free(conn);
+	comch_remote_release(conn);
 	dev = comch_dev_get(conn->dev_id);
-	dev->dev_ops->conn_close(dev, conn);
+	if (dev->dev_ops->conn_close != NULL)
+		dev->dev_ops->conn_close(dev, conn);
 	rte_free(conn);
 }
 
@@ -254,6 +277,7 @@ rte_comch_pmd_conn_alloc(struct rte_comch_dev *dev,
 			__ATOMIC_RELAXED);
 	conn->drv = drv_size != 0 ? RTE_PTR_ADD(conn, head) : NULL;
 	rte_spinlock_init(&conn->fp_lock);
+	rte_spinlock_init(&conn->remote_lock);
 	TAILQ_INIT(&conn->consumers);
 	TAILQ_INIT(&conn->producers);
 	return conn;
@@ -322,6 +346,8 @@ comch_down_why(int err, bool clean)
 		return "closed by the peer";
 	if (err == -EPROTO)
 		return "lost: the peer broke the protocol";
+	if (err != -ECONNRESET)
+		return "closed: this process ran out of a resource to follow the peer";
 	return "lost: the peer went away without closing";
 }
 
@@ -345,7 +371,6 @@ comch_conn_down(struct rte_comch_conn *conn, int err, bool clean)
 				srv != NULL ? srv->cb_arg : cli->cb_arg);
 	if (comch_state_apply(&conn->state, COMCH_EV_FATAL) < 0)
 		return;
-	conn->lost_err = err;
 	if (srv != NULL) {
 		rte_log(clean ? RTE_LOG_DEBUG : RTE_LOG_INFO, rte_comch_logtype,
 			"comch: server %s: connection %u %s\n", srv->name,

@@ -3,17 +3,16 @@
  */
 
 /*
- * Fast-path objects, control side: the per-process fast-path table,
- * registered memory, consumers and producers (create, start, stop,
- * destroy), and consumer events. The fast path itself is the inline
- * functions of rte_comch.h calling the driver through rte_comch_fp_ops[].
+ * Fast-path objects, control side (layer 3): registered memory, consumers
+ * and producers (create, start, stop, destroy), and consumer events. The
+ * fast path itself is the inline functions of rte_comch.h calling the
+ * driver through rte_comch_fp_ops[] (comch_dev.c).
  *
  * A producer or consumer is one block of shared memory: the library
  * object, then the driver's state at fp.drv. The primary process
- * allocates, links and frees every block (comch_fp_alloc/comch_fp_free),
- * for itself or for a secondary that asked (comch_mp.c); the owner
- * process initialises and uses it (the driver's create/start/stop/destroy
- * ops and the fast path).
+ * allocates, links and frees every block (comch_local.c), for itself or
+ * for a secondary that asked; the owner process initialises and uses it
+ * (the driver's create/start/stop/destroy ops and the fast path).
  */
 
 #include <errno.h>
@@ -26,70 +25,41 @@
 #include <rte_errno.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_memory.h>
 
-#include "comch_private.h"
+#include "comch_proc.h"
 
-/* ----------------------------------------------------- fast-path table */
-
-static int
-comch_dummy_send(void *p __rte_unused, uint32_t id __rte_unused,
-		const struct rte_comch_send_op *ops __rte_unused,
-		uint16_t n __rte_unused)
+/* A connection this process may put producers and consumers on. */
+static struct rte_comch_dev *
+comch_fp_conn_check(struct rte_comch_conn *conn, const char *what)
 {
-	return -ENODEV;
+	struct rte_comch_dev *dev;
+
+	if (comch_proc->conn_usable(conn, what) < 0)
+		return NULL;
+	dev = comch_dev_get(conn->dev_id);
+	if (dev == NULL)
+		rte_errno = ENODEV;
+	return dev;
 }
 
-static int
-comch_dummy_sendv(void *p __rte_unused, uint32_t id __rte_unused,
-		const struct rte_comch_sendv_op *ops __rte_unused,
-		uint16_t n __rte_unused)
-{
-	return -ENODEV;
-}
-
-static int
-comch_dummy_post(void *c __rte_unused, void * const *bufs __rte_unused,
-		const uint32_t *lens __rte_unused, uint16_t n __rte_unused)
-{
-	return -ENODEV;
-}
-
-static int
-comch_dummy_poll(void *c __rte_unused,
-		struct rte_comch_completion *cpl __rte_unused,
-		uint16_t n __rte_unused)
-{
-	return -ENODEV;
-}
-
-#define COMCH_DUMMY_FP { .send = comch_dummy_send, \
-	.post = comch_dummy_post, .poll = comch_dummy_poll, \
-	.sendv = comch_dummy_sendv }
-
-struct rte_comch_fp_ops rte_comch_fp_ops[RTE_COMCH_MAX_DEVS] = {
-	[0 ... RTE_COMCH_MAX_DEVS - 1] = COMCH_DUMMY_FP,
-};
-
-void
-rte_comch_pmd_probing_finish(struct rte_comch_dev *dev)
-{
-	struct rte_comch_fp_ops *fp = &rte_comch_fp_ops[dev->data->dev_id];
-
-	fp->send = dev->dev_ops->fp_send;
-	fp->sendv = dev->dev_ops->fp_sendv;
-	fp->post = dev->dev_ops->fp_post;
-	fp->poll = dev->dev_ops->fp_poll;
-}
-
-void
-comch_fp_ops_reset(int16_t dev_id)
-{
-	static const struct rte_comch_fp_ops dummy = COMCH_DUMMY_FP;
-
-	rte_comch_fp_ops[dev_id] = dummy;
-}
+/* The driver op @p op of @p dev, or -ENOTSUP logged. */
+#define COMCH_FP_OP(dev, op, what) ((dev)->dev_ops->op != NULL ? 0 : \
+	(COMCH_LOG(ERR, "%s: not supported by device %s", what, \
+		(dev)->data->dev_name), -ENOTSUP))
 
 /* --------------------------------------------------- registered memory */
+
+static bool
+comch_socket_exists(int socket_id)
+{
+	unsigned int i;
+
+	for (i = 0; i < rte_socket_count(); i++)
+		if (rte_socket_id_by_idx(i) == socket_id)
+			return true;
+	return false;
+}
 
 struct rte_comch_mem *
 rte_comch_mem_create(int16_t dev_id, size_t size, int socket_id)
@@ -103,7 +73,7 @@ rte_comch_mem_create(int16_t dev_id, size_t size, int socket_id)
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	rte_comch_info_get(dev_id, &info);
+	comch_dev_info(dev, &info);
 	if (!(info.caps.flags & RTE_COMCH_CAPA_CONSUMER)) {
 		COMCH_LOG(ERR, "mem: device %s has no consumers", info.dev_name);
 		rte_errno = ENOTSUP;
@@ -113,6 +83,12 @@ rte_comch_mem_create(int16_t dev_id, size_t size, int socket_id)
 		COMCH_LOG(ERR, "mem: %zu bytes above the device limit %" PRIu64,
 			size, info.caps.max_mem_size);
 		rte_errno = ERANGE;
+		return NULL;
+	}
+	if (socket_id != SOCKET_ID_ANY && !comch_socket_exists(socket_id)) {
+		COMCH_LOG(ERR, "mem: socket %d is not a NUMA socket of this machine; use SOCKET_ID_ANY or rte_socket_id()",
+			socket_id);
+		rte_errno = EINVAL;
 		return NULL;
 	}
 	/* Per-process (its address and fd are this process's): process
@@ -125,7 +101,9 @@ rte_comch_mem_create(int16_t dev_id, size_t size, int socket_id)
 	mem->dev = dev;
 	mem->size = size;
 	mem->socket_id = socket_id;
-	ret = dev->dev_ops->mem_create(dev, mem);
+	ret = COMCH_FP_OP(dev, mem_create, "mem");
+	if (ret == 0)
+		ret = dev->dev_ops->mem_create(dev, mem);
 	if (ret < 0) {
 		free(mem);
 		rte_errno = -ret;
@@ -156,236 +134,10 @@ rte_comch_mem_destroy(struct rte_comch_mem *mem)
 			mem->nb_users);
 		return -EBUSY;
 	}
-	mem->dev->dev_ops->mem_destroy(mem->dev, mem);
+	if (mem->dev->dev_ops->mem_destroy != NULL)
+		mem->dev->dev_ops->mem_destroy(mem->dev, mem);
 	free(mem);
 	return 0;
-}
-
-/* ------------------------------------- allocation (primary process only) */
-
-/* Take the lowest free id of @p map, under conn->fp_lock. */
-static int
-comch_id_alloc(uint64_t *map)
-{
-	unsigned int w;
-
-	for (w = 0; w < COMCH_MAX_FP_OBJECTS / 64; w++) {
-		if (~map[w] != 0) {
-			unsigned int b = (unsigned int)__builtin_ctzll(~map[w]);
-
-			map[w] |= UINT64_C(1) << b;
-			return (int)(w * 64 + b);
-		}
-	}
-	return -ENOSPC;
-}
-
-static void
-comch_id_free(uint64_t *map, uint32_t id)
-{
-	map[id / 64] &= ~(UINT64_C(1) << (id % 64));
-}
-
-static bool
-comch_id_used(const uint64_t *map, uint32_t id)
-{
-	return (map[id / 64] >> (id % 64)) & 1;
-}
-
-/* The next consumer id of @p conn, under conn->fp_lock: the smallest id
- * above every one handed out so far whose slot is free (see
- * COMCH_CONSUMER_SLOT). -ENOSPC if the connection has max consumers,
- * -EOVERFLOW if its ids are used up. */
-static int64_t
-comch_consumer_id_alloc(struct rte_comch_conn *conn, uint32_t max)
-{
-	uint64_t id = conn->next_consumer_id;
-	uint32_t n, live = 0;
-
-	for (n = 0; n < COMCH_MAX_FP_OBJECTS / 64; n++)
-		live += (uint32_t)__builtin_popcountll(conn->consumer_slots[n]);
-	if (live >= max)
-		return -ENOSPC;
-	if (id == 0)
-		id = 1; /* a connection's first consumer */
-	/* At most COMCH_MAX_FP_OBJECTS - 1 slots are taken: a free one is
-	 * at most that far. */
-	while (id <= UINT32_MAX &&
-	       comch_id_used(conn->consumer_slots, COMCH_CONSUMER_SLOT(id)))
-		id++;
-	if (id > UINT32_MAX) {
-		conn->next_consumer_id = id;
-		return -EOVERFLOW;
-	}
-	conn->consumer_slots[COMCH_CONSUMER_SLOT(id) / 64] |=
-		UINT64_C(1) << (COMCH_CONSUMER_SLOT(id) % 64);
-	conn->next_consumer_id = id + 1;
-	return (int64_t)id;
-}
-
-void *
-comch_fp_alloc(struct rte_comch_conn *conn, enum comch_fp_kind kind,
-		uint32_t nb_posts, uint32_t imm_data_len, uint32_t owner,
-		int32_t owner_pid)
-{
-	struct rte_comch_dev *dev = comch_dev_get(conn->dev_id);
-	bool is_cons = kind == COMCH_FP_CONSUMER;
-	const char *what = is_cons ? "consumer" : "producer";
-	struct rte_comch_dev_info info;
-	struct rte_comch_consumer *cons = NULL;
-	struct rte_comch_producer *prod = NULL;
-	size_t head, priv;
-	uint32_t max;
-	void *obj;
-	int64_t id;
-
-	if (dev == NULL) {
-		rte_errno = ENODEV;
-		return NULL;
-	}
-	rte_comch_info_get(conn->dev_id, &info);
-	max = is_cons ? info.caps.max_consumers : info.caps.max_producers;
-	head = RTE_ALIGN_CEIL(is_cons ? sizeof(*cons) : sizeof(*prod),
-			RTE_CACHE_LINE_SIZE);
-	priv = is_cons ? dev->dev_ops->consumer_priv_size :
-		dev->dev_ops->producer_priv_size;
-	/* The block goes to the owner's lcore socket when it asks from
-	 * there; the primary cannot know it for a secondary. */
-	obj = rte_zmalloc_socket(is_cons ? "comch_consumer" : "comch_producer",
-			head + priv, RTE_CACHE_LINE_SIZE,
-			owner == COMCH_OWNER_PRIMARY ? (int)rte_socket_id() :
-			SOCKET_ID_ANY);
-	if (obj == NULL) {
-		rte_errno = ENOMEM;
-		return NULL;
-	}
-
-	rte_spinlock_lock(&conn->fp_lock);
-	if (conn->closing || conn->state != RTE_COMCH_STATE_RUNNING ||
-	    (conn->flags & COMCH_F_RELEASE_PENDING)) {
-		rte_spinlock_unlock(&conn->fp_lock);
-		COMCH_LOG(ERR, "%s: connection %u is not running", what, conn->id);
-		rte_free(obj);
-		rte_errno = ENOTCONN;
-		return NULL;
-	}
-	if (is_cons) {
-		id = comch_consumer_id_alloc(conn, max);
-	} else {
-		id = comch_id_alloc(conn->producer_ids);
-		if (id >= 0 && (uint32_t)id >= max) {
-			comch_id_free(conn->producer_ids, (uint32_t)id);
-			id = -ENOSPC;
-		}
-	}
-	if (id == -EOVERFLOW) {
-		rte_spinlock_unlock(&conn->fp_lock);
-		COMCH_LOG(ERR, "consumer: connection %u has used up its consumer ids (%" PRIu32 " consumers created); reconnect to get new ones",
-			conn->id, UINT32_MAX);
-		rte_free(obj);
-		rte_errno = ENOSPC;
-		return NULL;
-	}
-	if (id < 0) {
-		rte_spinlock_unlock(&conn->fp_lock);
-		COMCH_LOG(ERR, "%s: connection %u already has %u; destroy one first",
-			what, conn->id, max);
-		rte_free(obj);
-		rte_errno = ENOSPC;
-		return NULL;
-	}
-	if (is_cons) {
-		cons = obj;
-		cons->fp.dev_id = conn->dev_id;
-		cons->fp.drv = priv != 0 ? RTE_PTR_ADD(obj, head) : NULL;
-		cons->conn = conn;
-		cons->id = (uint32_t)id;
-		cons->nb_posts = nb_posts;
-		cons->imm_data_len = imm_data_len;
-		cons->owner = owner;
-		cons->owner_pid = owner_pid;
-		cons->state = RTE_COMCH_STATE_IDLE;
-		TAILQ_INSERT_TAIL(&conn->consumers, cons, next);
-	} else {
-		prod = obj;
-		prod->fp.dev_id = conn->dev_id;
-		prod->fp.drv = priv != 0 ? RTE_PTR_ADD(obj, head) : NULL;
-		prod->conn = conn;
-		prod->id = (uint32_t)id;
-		prod->owner = owner;
-		prod->owner_pid = owner_pid;
-		prod->state = RTE_COMCH_STATE_IDLE;
-		TAILQ_INSERT_TAIL(&conn->producers, prod, next);
-	}
-	conn->nb_fp_objects++;
-	rte_spinlock_unlock(&conn->fp_lock);
-	return obj;
-}
-
-void
-comch_fp_free(struct rte_comch_conn *conn, enum comch_fp_kind kind, void *obj)
-{
-	struct rte_comch_dev *dev = comch_dev_get(conn->dev_id);
-
-	rte_spinlock_lock(&conn->fp_lock);
-	if (kind == COMCH_FP_CONSUMER) {
-		struct rte_comch_consumer *cons = obj;
-
-		TAILQ_REMOVE(&conn->consumers, cons, next);
-		comch_id_free(conn->consumer_slots,
-				COMCH_CONSUMER_SLOT(cons->id));
-	} else {
-		struct rte_comch_producer *prod = obj;
-
-		TAILQ_REMOVE(&conn->producers, prod, next);
-		comch_id_free(conn->producer_ids, prod->id);
-	}
-	conn->nb_fp_objects--;
-	rte_spinlock_unlock(&conn->fp_lock);
-	rte_free(obj);
-	if (dev != NULL)
-		dev->dev_ops->fp_release(dev, conn);
-}
-
-/* The block for a new object of this process: allocated here in the
- * primary, by the primary on request in a secondary. */
-static void *
-comch_fp_obtain(struct rte_comch_conn *conn, enum comch_fp_kind kind,
-		uint32_t nb_posts, uint32_t imm_data_len)
-{
-	if (rte_eal_process_type() == RTE_PROC_PRIMARY)
-		return comch_fp_alloc(conn, kind, nb_posts, imm_data_len,
-				COMCH_OWNER_PRIMARY, (int32_t)getpid());
-	return comch_mp_fp_alloc(conn, kind, nb_posts, imm_data_len);
-}
-
-static void
-comch_fp_give_back(struct rte_comch_conn *conn, enum comch_fp_kind kind,
-		void *obj)
-{
-	if (rte_eal_process_type() == RTE_PROC_PRIMARY)
-		comch_fp_free(conn, kind, obj);
-	else
-		comch_mp_fp_free(conn, kind, obj);
-}
-
-/* A connection this process may put producers and consumers on. */
-static struct rte_comch_dev *
-comch_fp_conn_check(struct rte_comch_conn *conn, const char *what)
-{
-	struct rte_comch_dev *dev;
-
-	if (rte_eal_process_type() != RTE_PROC_PRIMARY &&
-	    !comch_mp_conn_attached(conn)) {
-		COMCH_LOG(ERR, "%s: the connection is not attached in this secondary process; use rte_comch_conn_attach()",
-			what);
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	dev = comch_dev_get(conn->dev_id);
-	if (dev == NULL)
-		rte_errno = ENODEV;
-	return dev;
 }
 
 /* ------------------------------------------------------------ consumers */
@@ -414,26 +166,30 @@ rte_comch_consumer_create(struct rte_comch_conn *conn,
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	rte_comch_info_get(conn->dev_id, &info);
+	ret = COMCH_FP_OP(dev, consumer_create, "consumer");
+	if (ret < 0) {
+		rte_errno = -ret;
+		return NULL;
+	}
+	comch_dev_info(dev, &info);
 	nb_posts = conf->nb_posts != 0 ? conf->nb_posts : 256;
-	imm = conf->imm_data_len == 0 ? RTE_COMCH_IMM_DATA_MAX :
-		conf->imm_data_len == RTE_COMCH_IMM_NONE ? 0 :
-		conf->imm_data_len;
-	if (nb_posts > info.caps.max_post_tasks ||
-	    imm > info.caps.max_imm_data_len) {
-		COMCH_LOG(ERR, "consumer: nb_posts %u / imm_data_len %u above the device limits %u / %u",
-			nb_posts, imm, info.caps.max_post_tasks,
-			info.caps.max_imm_data_len);
+	imm = conf->max_imm_len == 0 ? RTE_COMCH_IMM_DATA_MAX :
+		conf->max_imm_len == RTE_COMCH_IMM_NONE ? 0 :
+		conf->max_imm_len;
+	if (nb_posts > info.caps.max_posts || imm > info.caps.max_imm_len) {
+		COMCH_LOG(ERR, "consumer: nb_posts %u / max_imm_len %u above the device limits %u / %u",
+			nb_posts, imm, info.caps.max_posts,
+			info.caps.max_imm_len);
 		rte_errno = ERANGE;
 		return NULL;
 	}
-	cons = comch_fp_obtain(conn, COMCH_FP_CONSUMER, nb_posts, imm);
+	cons = comch_proc->fp_alloc(conn, COMCH_FP_CONSUMER, nb_posts, imm);
 	if (cons == NULL)
 		return NULL;
 	cons->mem = conf->mem;
 	ret = dev->dev_ops->consumer_create(dev, cons);
 	if (ret < 0) {
-		comch_fp_give_back(conn, COMCH_FP_CONSUMER, cons);
+		comch_proc->fp_free(conn, COMCH_FP_CONSUMER, cons);
 		rte_errno = -ret;
 		return NULL;
 	}
@@ -444,6 +200,7 @@ rte_comch_consumer_create(struct rte_comch_conn *conn,
 int
 rte_comch_consumer_start(struct rte_comch_consumer *cons)
 {
+	struct rte_comch_pmd_xfer announce;
 	struct rte_comch_dev *dev;
 	int ret;
 
@@ -452,9 +209,22 @@ rte_comch_consumer_start(struct rte_comch_consumer *cons)
 	if (!comch_state_allows(cons->state, COMCH_OP_START))
 		return -EBUSY;
 	dev = comch_dev_get(cons->conn->dev_id);
-	ret = dev->dev_ops->consumer_start(dev, cons);
+	ret = COMCH_FP_OP(dev, consumer_start, "consumer start");
 	if (ret < 0)
 		return ret;
+	memset(&announce, 0, sizeof(announce));
+	ret = dev->dev_ops->consumer_start(dev, cons, &announce);
+	if (ret < 0)
+		return ret;
+	/* The peer learns of it through the link's owner. */
+	ret = comch_proc->consumer_announce(cons, &announce);
+	if (ret < 0) {
+		if (dev->dev_ops->consumer_stop != NULL)
+			dev->dev_ops->consumer_stop(dev, cons);
+		__atomic_store_n(&cons->state, RTE_COMCH_STATE_IDLE,
+				__ATOMIC_RELEASE);
+		return ret;
+	}
 	comch_state_apply(&cons->state, COMCH_EV_START);
 	comch_state_apply(&cons->state, COMCH_EV_READY);
 	return 0;
@@ -464,6 +234,7 @@ int
 rte_comch_consumer_stop(struct rte_comch_consumer *cons)
 {
 	struct rte_comch_dev *dev;
+	int ret = 0;
 
 	if (cons == NULL)
 		return -EINVAL;
@@ -473,7 +244,10 @@ rte_comch_consumer_stop(struct rte_comch_consumer *cons)
 	comch_state_apply(&cons->state, COMCH_EV_STOP);
 	/* The driver moves it to idle once every posted buffer came back. */
 	dev = comch_dev_get(cons->conn->dev_id);
-	return dev->dev_ops->consumer_stop(dev, cons);
+	if (dev->dev_ops->consumer_stop != NULL)
+		ret = dev->dev_ops->consumer_stop(dev, cons);
+	comch_proc->consumer_withdraw(cons);
+	return ret;
 }
 
 int
@@ -489,9 +263,10 @@ rte_comch_consumer_destroy(struct rte_comch_consumer *cons)
 		return -EBUSY;
 	}
 	dev = comch_dev_get(cons->conn->dev_id);
-	dev->dev_ops->consumer_destroy(dev, cons);
+	if (dev->dev_ops->consumer_destroy != NULL)
+		dev->dev_ops->consumer_destroy(dev, cons);
 	__atomic_fetch_sub(&cons->mem->nb_users, 1, __ATOMIC_RELEASE);
-	comch_fp_give_back(cons->conn, COMCH_FP_CONSUMER, cons);
+	comch_proc->fp_free(cons->conn, COMCH_FP_CONSUMER, cons);
 	return 0;
 }
 
@@ -525,12 +300,17 @@ rte_comch_producer_create(struct rte_comch_conn *conn,
 	dev = comch_fp_conn_check(conn, "producer");
 	if (dev == NULL)
 		return NULL;
-	prod = comch_fp_obtain(conn, COMCH_FP_PRODUCER, 0, 0);
+	ret = COMCH_FP_OP(dev, producer_create, "producer");
+	if (ret < 0) {
+		rte_errno = -ret;
+		return NULL;
+	}
+	prod = comch_proc->fp_alloc(conn, COMCH_FP_PRODUCER, 0, 0);
 	if (prod == NULL)
 		return NULL;
 	ret = dev->dev_ops->producer_create(dev, prod);
 	if (ret < 0) {
-		comch_fp_give_back(conn, COMCH_FP_PRODUCER, prod);
+		comch_proc->fp_free(conn, COMCH_FP_PRODUCER, prod);
 		rte_errno = -ret;
 		return NULL;
 	}
@@ -548,9 +328,11 @@ rte_comch_producer_start(struct rte_comch_producer *prod)
 	if (!comch_state_allows(prod->state, COMCH_OP_START))
 		return -EBUSY;
 	dev = comch_dev_get(prod->conn->dev_id);
-	ret = dev->dev_ops->producer_start(dev, prod);
-	if (ret < 0)
-		return ret;
+	if (dev->dev_ops->producer_start != NULL) {
+		ret = dev->dev_ops->producer_start(dev, prod);
+		if (ret < 0)
+			return ret;
+	}
 	comch_state_apply(&prod->state, COMCH_EV_START);
 	comch_state_apply(&prod->state, COMCH_EV_READY);
 	return 0;
@@ -566,7 +348,8 @@ rte_comch_producer_stop(struct rte_comch_producer *prod)
 	if (!comch_state_allows(prod->state, COMCH_OP_STOP))
 		return -EBUSY;
 	dev = comch_dev_get(prod->conn->dev_id);
-	dev->dev_ops->producer_stop(dev, prod);
+	if (dev->dev_ops->producer_stop != NULL)
+		dev->dev_ops->producer_stop(dev, prod);
 	/* Sends complete synchronously: nothing to drain. */
 	comch_state_apply(&prod->state, COMCH_EV_STOP);
 	comch_state_apply(&prod->state, COMCH_EV_DRAINED);
@@ -586,8 +369,9 @@ rte_comch_producer_destroy(struct rte_comch_producer *prod)
 		return -EBUSY;
 	}
 	dev = comch_dev_get(prod->conn->dev_id);
-	dev->dev_ops->producer_destroy(dev, prod);
-	comch_fp_give_back(prod->conn, COMCH_FP_PRODUCER, prod);
+	if (dev->dev_ops->producer_destroy != NULL)
+		dev->dev_ops->producer_destroy(dev, prod);
+	comch_proc->fp_free(prod->conn, COMCH_FP_PRODUCER, prod);
 	return 0;
 }
 
@@ -601,41 +385,4 @@ enum rte_comch_state
 rte_comch_producer_state(const struct rte_comch_producer *prod)
 {
 	return prod == NULL ? RTE_COMCH_STATE_IDLE : prod->state;
-}
-
-/* ------------------------------------------------------ consumer events */
-
-int
-rte_comch_conn_remote_consumers(struct rte_comch_conn *conn, uint32_t *ids,
-		uint32_t nb_ids)
-{
-	struct rte_comch_dev *dev;
-
-	if (conn == NULL || (ids == NULL && nb_ids != 0))
-		return -EINVAL;
-	dev = comch_fp_conn_check(conn, "remote consumers");
-	if (dev == NULL)
-		return -rte_errno;
-	return dev->dev_ops->conn_remote_consumers(conn, ids, nb_ids);
-}
-
-void
-rte_comch_pmd_consumer_event(struct rte_comch_conn *conn, uint32_t consumer_id,
-		enum rte_comch_consumer_event event)
-{
-	rte_comch_consumer_event_cb_t cb;
-	void *arg;
-
-	if (conn->server != NULL) {
-		cb = conn->server->consumer_event_cb;
-		arg = conn->server->cb_arg;
-	} else {
-		cb = conn->client->consumer_event_cb;
-		arg = conn->client->cb_arg;
-	}
-	COMCH_LOG(DEBUG, "connection %u: remote consumer %u %s", conn->id,
-		consumer_id, event == RTE_COMCH_CONSUMER_CREATED ?
-		"created" : "destroyed");
-	if (cb != NULL && !(conn->flags & COMCH_F_RELEASE_PENDING))
-		cb(conn, consumer_id, event, arg);
 }

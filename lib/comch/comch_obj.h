@@ -5,7 +5,7 @@
 #ifndef COMCH_OBJ_H
 #define COMCH_OBJ_H
 
-#include "comch_private.h"
+#include "comch_proc.h"
 
 /**
  * Checks shared by server and client creation: device, capability flag,
@@ -16,6 +16,14 @@
 struct rte_comch_dev *comch_obj_check(int16_t dev_id, uint32_t capa,
 		const char *what, const char *name, uint32_t *max_msg_size,
 		uint32_t *recv_queue_len, struct rte_comch_caps *caps);
+
+/**
+ * The driver's op @p op of @p dev: 0, or -ENOTSUP with rte_errno set and a
+ * log line naming @p what.
+ */
+#define COMCH_OBJ_OP(dev, op, what) ((dev)->dev_ops->op != NULL ? 0 : \
+	(COMCH_LOG(ERR, "%s: not supported by device %s", what, \
+		(dev)->data->dev_name), rte_errno = ENOTSUP, -ENOTSUP))
 
 /**
  * Whether a server or client may be destroyed: idle, and not from one of

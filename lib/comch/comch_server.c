@@ -104,7 +104,7 @@ rte_comch_server_create(int16_t dev_id, const struct rte_comch_server_conf *conf
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	if (comch_secondary_refuses("server"))
+	if (comch_proc->link_only("server") < 0)
 		return NULL;
 	max_msg = conf->max_msg_size;
 	rq = conf->recv_queue_len;
@@ -112,10 +112,14 @@ rte_comch_server_create(int16_t dev_id, const struct rte_comch_server_conf *conf
 			conf->name, &max_msg, &rq, &caps);
 	if (dev == NULL)
 		return NULL;
+	/* A server needs these; the rest of its ops are optional. */
+	if (COMCH_OBJ_OP(dev, server_create, "server") < 0 ||
+	    COMCH_OBJ_OP(dev, server_poll, "server") < 0)
+		return NULL;
 	rte_comch_info_get(dev_id, &info);
-	if (conf->rep_id >= info.nb_reps) {
-		COMCH_LOG(ERR, "server %s: rep_id %u invalid, device %s serves %u functions",
-			conf->name, conf->rep_id, info.dev_name, info.nb_reps);
+	if (conf->function_id >= info.nb_functions) {
+		COMCH_LOG(ERR, "server %s: function_id %u invalid, device %s serves %u functions",
+			conf->name, conf->function_id, info.dev_name, info.nb_functions);
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -134,7 +138,7 @@ rte_comch_server_create(int16_t dev_id, const struct rte_comch_server_conf *conf
 	}
 	srv->dev = dev;
 	srv->state = RTE_COMCH_STATE_IDLE;
-	srv->rep_id = conf->rep_id;
+	srv->function_id = conf->function_id;
 	rte_strscpy(srv->name, conf->name, sizeof(srv->name));
 	srv->max_msg_size = max_msg;
 	srv->recv_queue_len = rq;
@@ -170,7 +174,8 @@ rte_comch_server_start(struct rte_comch_server *srv)
 			srv->name, rte_comch_state_name(srv->state));
 		return ret;
 	}
-	ret = srv->dev->dev_ops->server_start(srv->dev, srv);
+	ret = srv->dev->dev_ops->server_start == NULL ? 0 :
+		srv->dev->dev_ops->server_start(srv->dev, srv);
 	if (ret < 0) {
 		comch_state_apply(&srv->state, COMCH_EV_START_FAILED);
 		return ret;
@@ -228,7 +233,8 @@ rte_comch_server_stop(struct rte_comch_server *srv)
 		}
 	}
 	comch_state_apply(&srv->state, COMCH_EV_STOP);
-	srv->dev->dev_ops->server_stop(srv->dev, srv);
+	if (srv->dev->dev_ops->server_stop != NULL)
+		srv->dev->dev_ops->server_stop(srv->dev, srv);
 	RTE_TAILQ_FOREACH_SAFE(conn, &srv->conns, next, tmp)
 		comch_conn_release(conn);
 	comch_state_apply(&srv->state, COMCH_EV_DRAINED);
@@ -247,7 +253,8 @@ rte_comch_server_destroy(struct rte_comch_server *srv)
 	if (ret < 0)
 		return ret;
 	comch_registry_del_server(srv);
-	srv->dev->dev_ops->server_destroy(srv->dev, srv);
+	if (srv->dev->dev_ops->server_destroy != NULL)
+		srv->dev->dev_ops->server_destroy(srv->dev, srv);
 	rte_free(srv);
 	return 0;
 }
@@ -264,6 +271,8 @@ rte_comch_server_poll(struct rte_comch_server *srv)
 		return 0;
 	srv->flags |= COMCH_F_IN_POLL;
 	n = srv->dev->dev_ops->server_poll(srv->dev, srv);
+	/* control messages of secondary processes, to and fro */
+	n += comch_relay_poll_server(srv);
 	if (srv->msg_cb != NULL) {
 		TAILQ_FOREACH(conn, &srv->conns, next) {
 			if (!(conn->flags & COMCH_F_RELEASE_PENDING))

@@ -6,12 +6,13 @@
  * Telemetry (read with dpdk-telemetry.py or any client of the telemetry
  * socket):
  *   /comch/list                 device ids
- *   /comch/info,<dev>           name, driver, role, reps, capabilities
+ *   /comch/info,<dev>           name, driver, role, functions, capabilities
  *   /comch/connections,<dev>    this process's connections on the device
  *   /comch/stats,<dev>          their counters, and per producer/consumer
  * The handlers run on the telemetry thread; they walk the object registry
- * under comch_registry_lock (taken by the lcores on the control path only)
- * and read counters with plain loads.
+ * (comch_registry.c) under its lock (taken by the lcores on the control
+ * path only) and read counters with plain loads. Telemetry is the
+ * primary's: DPDK 22.11 has none in secondary processes.
  */
 
 #include <errno.h>
@@ -22,113 +23,6 @@
 #include <rte_telemetry.h>
 
 #include "comch_private.h"
-
-rte_spinlock_t comch_registry_lock = RTE_SPINLOCK_INITIALIZER;
-
-static TAILQ_HEAD(, rte_comch_server) comch_servers =
-	TAILQ_HEAD_INITIALIZER(comch_servers);
-static TAILQ_HEAD(, rte_comch_client) comch_clients =
-	TAILQ_HEAD_INITIALIZER(comch_clients);
-
-void
-comch_registry_add_server(struct rte_comch_server *srv)
-{
-	rte_spinlock_lock(&comch_registry_lock);
-	TAILQ_INSERT_TAIL(&comch_servers, srv, next);
-	rte_spinlock_unlock(&comch_registry_lock);
-}
-
-void
-comch_registry_del_server(struct rte_comch_server *srv)
-{
-	rte_spinlock_lock(&comch_registry_lock);
-	TAILQ_REMOVE(&comch_servers, srv, next);
-	rte_spinlock_unlock(&comch_registry_lock);
-}
-
-void
-comch_registry_add_client(struct rte_comch_client *cli)
-{
-	rte_spinlock_lock(&comch_registry_lock);
-	TAILQ_INSERT_TAIL(&comch_clients, cli, next);
-	rte_spinlock_unlock(&comch_registry_lock);
-}
-
-void
-comch_registry_del_client(struct rte_comch_client *cli)
-{
-	rte_spinlock_lock(&comch_registry_lock);
-	TAILQ_REMOVE(&comch_clients, cli, next);
-	rte_spinlock_unlock(&comch_registry_lock);
-}
-
-struct rte_comch_conn *
-comch_conn_find_locked(int16_t dev_id, uint32_t conn_id)
-{
-	struct rte_comch_server *srv;
-	struct rte_comch_client *cli;
-	struct rte_comch_conn *conn;
-
-	TAILQ_FOREACH(srv, &comch_servers, next) {
-		if (srv->dev->data->dev_id != dev_id)
-			continue;
-		TAILQ_FOREACH(conn, &srv->conns, next)
-			if (conn->id == conn_id)
-				return conn;
-	}
-	TAILQ_FOREACH(cli, &comch_clients, next)
-		if (cli->dev->data->dev_id == dev_id && cli->conn != NULL &&
-		    cli->conn->id == conn_id)
-			return cli->conn;
-	return NULL;
-}
-
-/* Keep the @p max smallest ids seen so far, ascending, in @p ids. */
-static void
-conn_ids_keep(uint32_t *ids, uint32_t *kept, uint32_t max, uint32_t id)
-{
-	uint32_t i;
-
-	if (*kept == max && (max == 0 || id > ids[max - 1]))
-		return;
-	i = *kept < max ? (*kept)++ : max - 1;
-	for (; i > 0 && ids[i - 1] > id; i--)
-		ids[i] = ids[i - 1];
-	ids[i] = id;
-}
-
-/* Ids of this process's connections on @p dev_id from @p start on: the
- * @p max smallest, ascending, in @p ids; returns how many there are
- * (may exceed @p max). */
-uint32_t
-comch_conn_ids(int16_t dev_id, uint32_t start, uint32_t *ids, uint32_t max)
-{
-	struct rte_comch_server *srv;
-	struct rte_comch_client *cli;
-	struct rte_comch_conn *conn;
-	uint32_t n = 0, kept = 0;
-
-	rte_spinlock_lock(&comch_registry_lock);
-	TAILQ_FOREACH(srv, &comch_servers, next) {
-		if (srv->dev->data->dev_id != dev_id)
-			continue;
-		TAILQ_FOREACH(conn, &srv->conns, next) {
-			if (conn->id >= start) {
-				conn_ids_keep(ids, &kept, max, conn->id);
-				n++;
-			}
-		}
-	}
-	TAILQ_FOREACH(cli, &comch_clients, next) {
-		if (cli->dev->data->dev_id == dev_id && cli->conn != NULL &&
-		    cli->conn->id >= start) {
-			conn_ids_keep(ids, &kept, max, cli->conn->id);
-			n++;
-		}
-	}
-	rte_spinlock_unlock(&comch_registry_lock);
-	return n;
-}
 
 /* The device id parameter: a decimal number of an attached device and
  * nothing else. */
@@ -167,17 +61,17 @@ tel_info(const char *cmd __rte_unused, const char *params,
 {
 	int16_t id = tel_dev_param(params);
 	struct rte_comch_dev_info info;
-	struct rte_tel_data *caps, *reps;
-	char name[RTE_COMCH_REP_NAME_MAX];
+	struct rte_tel_data *caps, *funcs;
+	char name[RTE_COMCH_FUNCTION_NAME_MAX];
 	uint16_t i;
 
 	if (id < 0 || rte_comch_info_get(id, &info) < 0)
 		return -EINVAL;
 	caps = rte_tel_data_alloc();
-	reps = rte_tel_data_alloc();
-	if (caps == NULL || reps == NULL) {
+	funcs = rte_tel_data_alloc();
+	if (caps == NULL || funcs == NULL) {
 		rte_tel_data_free(caps);
-		rte_tel_data_free(reps);
+		rte_tel_data_free(funcs);
 		return -ENOMEM;
 	}
 	rte_tel_data_start_dict(d);
@@ -186,12 +80,13 @@ tel_info(const char *cmd __rte_unused, const char *params,
 	rte_tel_data_add_dict_string(d, "role",
 		info.role == RTE_COMCH_ROLE_DPU ? "dpu" : "host");
 	rte_tel_data_add_dict_int(d, "numa_node", info.numa_node);
-	rte_tel_data_start_array(reps, RTE_TEL_STRING_VAL);
-	for (i = 0; i < info.nb_reps; i++)
-		if (rte_comch_rep_name(id, i, name, sizeof(name)) == 0)
-			rte_tel_data_add_array_string(reps, name);
+	rte_tel_data_start_array(funcs, RTE_TEL_STRING_VAL);
+	for (i = 0; i < info.nb_functions; i++)
+		if (rte_comch_function_name(id, i, name, sizeof(name)) == 0)
+			rte_tel_data_add_array_string(funcs, name);
+	/* the host functions a DPU serves; a host device is one */
 	rte_tel_data_add_dict_container(d, info.role == RTE_COMCH_ROLE_DPU ?
-		"functions" : "function", reps, 0);
+		"functions" : "function", funcs, 0);
 	rte_tel_data_start_dict(caps);
 	rte_tel_data_add_dict_int(caps, "server",
 		!!(info.caps.flags & RTE_COMCH_CAPA_SERVER));
@@ -206,11 +101,10 @@ tel_info(const char *cmd __rte_unused, const char *params,
 	rte_tel_data_add_dict_u64(caps, "max_recv_queue_len",
 		info.caps.max_recv_queue_len);
 	rte_tel_data_add_dict_u64(caps, "max_clients", info.caps.max_clients);
-	rte_tel_data_add_dict_u64(caps, "max_send_tasks", info.caps.max_send_tasks);
-	rte_tel_data_add_dict_u64(caps, "max_post_tasks", info.caps.max_post_tasks);
+	rte_tel_data_add_dict_u64(caps, "max_send_burst", info.caps.max_send_burst);
+	rte_tel_data_add_dict_u64(caps, "max_posts", info.caps.max_posts);
 	rte_tel_data_add_dict_u64(caps, "max_buf_size", info.caps.max_buf_size);
-	rte_tel_data_add_dict_u64(caps, "max_imm_data_len",
-		info.caps.max_imm_data_len);
+	rte_tel_data_add_dict_u64(caps, "max_imm_len", info.caps.max_imm_len);
 	rte_tel_data_add_dict_u64(caps, "max_consumers", info.caps.max_consumers);
 	rte_tel_data_add_dict_u64(caps, "max_producers", info.caps.max_producers);
 	rte_tel_data_add_dict_container(d, "caps", caps, 0);
@@ -232,8 +126,8 @@ tel_conn(struct rte_comch_conn *conn, bool stats)
 	if (conn->server != NULL) {
 		rte_tel_data_add_dict_string(c, "side", "server");
 		rte_tel_data_add_dict_string(c, "server", conn->server->name);
-		if (rte_comch_rep_name(conn->dev_id,
-				conn->server->rep_id, buf, sizeof(buf)) == 0)
+		if (rte_comch_function_name(conn->dev_id,
+				conn->server->function_id, buf, sizeof(buf)) == 0)
 			rte_tel_data_add_dict_string(c, "function", buf);
 	} else {
 		rte_tel_data_add_dict_string(c, "side", "client");
@@ -243,7 +137,7 @@ tel_conn(struct rte_comch_conn *conn, bool stats)
 	rte_tel_data_add_dict_string(c, "state",
 		rte_comch_state_name(conn->state));
 	rte_tel_data_add_dict_u64(c, "user_data", conn->user_data);
-	rte_tel_data_add_dict_u64(c, "secondaries",
+	rte_tel_data_add_dict_u64(c, "attached",
 		__atomic_load_n(&conn->nb_attached, __ATOMIC_RELAXED));
 	if (!stats)
 		return c;
@@ -265,6 +159,8 @@ tel_fp_object(struct rte_tel_data *c, struct rte_comch_dev *dev,
 	uint64_t msgs, bytes;
 	char key[48];
 
+	if (dev->dev_ops->fp_stats == NULL)
+		return;
 	dev->dev_ops->fp_stats(dev, fp_drv, &msgs, &bytes);
 	snprintf(key, sizeof(key), "%s_%u_msgs", what, id);
 	rte_tel_data_add_dict_u64(c, key, msgs);
@@ -293,42 +189,48 @@ tel_fp_objects(struct rte_comch_conn *conn, struct rte_tel_data *c)
 	rte_spinlock_unlock(&conn->fp_lock);
 }
 
+struct tel_walk {
+	struct rte_tel_data *d;
+	bool stats;
+};
+
+static void
+tel_add_conn(struct tel_walk *w, struct rte_comch_conn *conn)
+{
+	struct rte_tel_data *c = tel_conn(conn, w->stats);
+	char key[32];
+
+	if (c == NULL)
+		return;
+	if (w->stats)
+		tel_fp_objects(conn, c);
+	snprintf(key, sizeof(key), "%u", conn->id);
+	rte_tel_data_add_dict_container(w->d, key, c, 0);
+}
+
+static void
+tel_walk_server(struct rte_comch_server *srv, void *arg)
+{
+	struct rte_comch_conn *conn;
+
+	RTE_COMCH_SERVER_FOREACH_CONN(conn, srv)
+		tel_add_conn(arg, conn);
+}
+
+static void
+tel_walk_client(struct rte_comch_client *cli, void *arg)
+{
+	if (cli->conn != NULL)
+		tel_add_conn(arg, cli->conn);
+}
+
 static int
 tel_conns(struct rte_tel_data *d, int16_t id, bool stats)
 {
-	struct rte_comch_server *srv;
-	struct rte_comch_client *cli;
-	struct rte_comch_conn *conn;
-	struct rte_tel_data *c;
-	char key[32];
+	struct tel_walk w = { .d = d, .stats = stats };
 
 	rte_tel_data_start_dict(d);
-	rte_spinlock_lock(&comch_registry_lock);
-	TAILQ_FOREACH(srv, &comch_servers, next) {
-		if (srv->dev->data->dev_id != id)
-			continue;
-		TAILQ_FOREACH(conn, &srv->conns, next) {
-			c = tel_conn(conn, stats);
-			if (c == NULL)
-				continue;
-			if (stats)
-				tel_fp_objects(conn, c);
-			snprintf(key, sizeof(key), "%u", conn->id);
-			rte_tel_data_add_dict_container(d, key, c, 0);
-		}
-	}
-	TAILQ_FOREACH(cli, &comch_clients, next) {
-		if (cli->dev->data->dev_id != id || cli->conn == NULL)
-			continue;
-		c = tel_conn(cli->conn, stats);
-		if (c == NULL)
-			continue;
-		if (stats)
-			tel_fp_objects(cli->conn, c);
-		snprintf(key, sizeof(key), "%u", cli->conn->id);
-		rte_tel_data_add_dict_container(d, key, c, 0);
-	}
-	rte_spinlock_unlock(&comch_registry_lock);
+	comch_registry_walk(id, tel_walk_server, tel_walk_client, &w);
 	return 0;
 }
 
@@ -361,7 +263,7 @@ RTE_INIT(comch_telemetry_init)
 	rte_telemetry_register_cmd("/comch/info", tel_info,
 		"Device name, driver, role, functions and capabilities. Parameters: int dev_id");
 	rte_telemetry_register_cmd("/comch/connections", tel_connections,
-		"This process's connections on a device: side, server, function, state, user data. Parameters: int dev_id");
+		"Connections of this process on a device: side, server, function, state, user data, attached. Parameters: int dev_id");
 	rte_telemetry_register_cmd("/comch/stats", tel_stats,
 		"Counters of each connection and of its producers and consumers. Parameters: int dev_id");
 }

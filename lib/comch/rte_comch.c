@@ -3,12 +3,14 @@
  */
 
 /*
- * Devices: the per-process table, the shared device data and the queries.
+ * Devices (layer 3): the public queries, and the driver helpers that
+ * allocate and release them.
  *
  * The shared part (struct rte_comch_dev_data) of every device lives in one
  * memzone so a secondary process finds the primary's devices by the same
  * ids; the per-process part (ops, driver state) is rebuilt in each process
- * when the driver probes there.
+ * when the driver probes there. How a slot is found and what the driver
+ * does with it depends on the process: the seam (comch_proc.h) says.
  */
 
 #include <dlfcn.h>
@@ -24,18 +26,11 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 #include <rte_memzone.h>
 #include <rte_string_fns.h>
 
-#include "comch_private.h"
-
-/* Default: what a user must act on (NOTICE and above); routine events
- * (connects, clean closes) are DEBUG, the rest INFO. */
-RTE_LOG_REGISTER(rte_comch_logtype, lib.comch, NOTICE);
-
-#define COMCH_MZ_DEV_DATA "rte_comch_dev_data"
-
-struct rte_comch_dev rte_comch_devices[RTE_COMCH_MAX_DEVS];
+#include "comch_proc.h"
 
 /* Why the last probes failed, per device name (rte_comch_devargs_check()).
  * Probes run one at a time (EAL init, or rte_vdev_init() under the vdev
@@ -46,159 +41,52 @@ static struct {
 	char why[256];
 } comch_probe_errors[COMCH_PROBE_ERRORS];
 static unsigned int comch_probe_error_next;
-static struct rte_comch_dev_data *comch_dev_data;
-bool comch_in_secondary;
 
-static int
-comch_dev_data_prepare(void)
-{
-	const struct rte_memzone *mz;
-	size_t size = sizeof(*comch_dev_data) * RTE_COMCH_MAX_DEVS;
-
-	if (comch_dev_data != NULL)
-		return 0;
-	comch_in_secondary = rte_eal_process_type() != RTE_PROC_PRIMARY;
-	if (!comch_in_secondary) {
-		mz = rte_memzone_lookup(COMCH_MZ_DEV_DATA);
-		if (mz == NULL)
-			mz = rte_memzone_reserve(COMCH_MZ_DEV_DATA, size,
-					rte_socket_id(), 0);
-		if (mz != NULL && mz->addr != NULL)
-			memset(mz->addr, 0, size);
-	} else {
-		mz = rte_memzone_lookup(COMCH_MZ_DEV_DATA);
-	}
-	if (mz == NULL) {
-		COMCH_LOG(ERR, "cannot %s memzone %s: %s",
-			rte_eal_process_type() == RTE_PROC_PRIMARY ?
-			"reserve" : "find", COMCH_MZ_DEV_DATA,
-			rte_strerror(rte_errno));
-		return -rte_errno;
-	}
-	comch_dev_data = mz->addr;
-	return 0;
-}
-
-bool
-comch_secondary_refuses(const char *what)
-{
-	if (rte_eal_process_type() == RTE_PROC_PRIMARY)
-		return false;
-	COMCH_LOG(ERR, "%s: not supported in a secondary process; the primary process owns the link (servers, clients, connections and control messages); a secondary attaches to a connection and runs producers and consumers on it",
-		what);
-	rte_errno = ENOTSUP;
-	return true;
-}
-
-struct rte_comch_dev *
-comch_dev_get(int16_t dev_id)
-{
-	if (dev_id < 0 || dev_id >= RTE_COMCH_MAX_DEVS ||
-	    !rte_comch_devices[dev_id].attached)
-		return NULL;
-	return &rte_comch_devices[dev_id];
-}
-
-struct rte_comch_dev *
-rte_comch_pmd_dev(int16_t dev_id)
-{
-	return comch_dev_get(dev_id);
-}
-
-struct rte_comch_dev *
-rte_comch_pmd_get_dev_by_name(const char *name)
-{
-	int16_t i;
-
-	if (name == NULL)
-		return NULL;
-	for (i = 0; i < RTE_COMCH_MAX_DEVS; i++) {
-		struct rte_comch_dev *dev = &rte_comch_devices[i];
-
-		if (dev->attached && dev->data != NULL &&
-		    strcmp(dev->data->dev_name, name) == 0)
-			return dev;
-	}
-	return NULL;
-}
-
-struct rte_comch_dev *
-rte_comch_pmd_allocate(const char *name, int numa_node)
+int
+rte_comch_pmd_probe(const char *name, int numa_node, size_t priv_size,
+		size_t producer_priv_size, size_t consumer_priv_size,
+		const struct rte_comch_pmd_probe_ops *ops, void *arg)
 {
 	struct rte_comch_dev *dev;
-	struct rte_comch_dev_data *data = NULL;
-	int16_t i, dev_id = -1;
+	bool first;
 	int ret;
 
-	if (name == NULL || name[0] == '\0' ||
-	    strnlen(name, RTE_DEV_NAME_MAX_LEN) >= RTE_DEV_NAME_MAX_LEN) {
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	ret = comch_dev_data_prepare();
-	if (ret < 0) {
-		rte_errno = -ret;
-		return NULL;
-	}
+	if (name == NULL || name[0] == '\0' || ops == NULL ||
+	    strnlen(name, RTE_DEV_NAME_MAX_LEN) >= RTE_DEV_NAME_MAX_LEN)
+		return -EINVAL;
+	ret = comch_proc_choose();
+	if (ret < 0)
+		return ret;
 	if (rte_comch_pmd_get_dev_by_name(name) != NULL) {
 		COMCH_LOG(ERR, "device %s already exists", name);
-		rte_errno = EEXIST;
-		return NULL;
+		return -EEXIST;
 	}
-	/* Multi-process: the primary answers secondaries, a secondary
-	 * registers with the primary (both once, at the first device). */
-	if (!comch_in_secondary) {
-		comch_mp_primary_init();
-	} else {
-		ret = comch_mp_secondary_init();
-		if (ret < 0) {
-			rte_errno = -ret;
-			return NULL;
-		}
+	first = rte_comch_dev_count() == 0;
+	if (first) {
+		ret = comch_proc->dev_first();
+		if (ret < 0)
+			return ret;
 	}
-
-	if (rte_eal_process_type() == RTE_PROC_PRIMARY) {
-		for (i = 0; i < RTE_COMCH_MAX_DEVS; i++) {
-			if (!comch_dev_data[i].in_use) {
-				dev_id = i;
-				break;
-			}
-		}
-		if (dev_id < 0) {
-			COMCH_LOG(ERR, "no free device slot for %s (max %d)",
-				name, RTE_COMCH_MAX_DEVS);
-			rte_errno = ENOSPC;
-			return NULL;
-		}
-		data = &comch_dev_data[dev_id];
-		memset(data, 0, sizeof(*data));
-		rte_strscpy(data->dev_name, name, sizeof(data->dev_name));
-		data->dev_id = dev_id;
-		data->numa_node = numa_node;
-		data->in_use = 1;
-	} else {
-		/* Secondary: attach to the primary's slot of that name. */
-		for (i = 0; i < RTE_COMCH_MAX_DEVS; i++) {
-			if (comch_dev_data[i].in_use &&
-			    strcmp(comch_dev_data[i].dev_name, name) == 0) {
-				dev_id = i;
-				data = &comch_dev_data[i];
-				break;
-			}
-		}
-		if (data == NULL) {
-			COMCH_LOG(ERR, "device %s not found in the primary process",
-				name);
-			rte_errno = ENODEV;
-			return NULL;
-		}
+	dev = comch_proc->dev_slot(name, numa_node, priv_size);
+	if (dev == NULL) {
+		ret = -rte_errno;
+		if (first)
+			comch_proc->dev_last();
+		return ret;
 	}
-
-	dev = &rte_comch_devices[dev_id];
-	memset(dev, 0, sizeof(*dev));
-	dev->data = data;
-	dev->attached = 1;
-	return dev;
+	dev->producer_priv_size = producer_priv_size;
+	dev->consumer_priv_size = consumer_priv_size;
+	/* The driver creates the device in the primary, attaches to it in a
+	 * secondary. */
+	ret = comch_proc->dev_probe(dev, ops, arg);
+	if (ret == 0 && (dev->dev_ops == NULL || dev->dev_ops->info_get == NULL))
+		ret = -EINVAL;
+	if (ret < 0) {
+		rte_comch_pmd_release(dev);
+		return ret;
+	}
+	rte_comch_pmd_probing_finish(dev);
+	return 0;
 }
 
 int
@@ -211,15 +99,10 @@ rte_comch_pmd_release(struct rte_comch_dev *dev)
 	comch_fp_ops_reset(dev->data->dev_id);
 	if (dev->dev_ops != NULL && dev->dev_ops->dev_close != NULL)
 		ret = dev->dev_ops->dev_close(dev);
-	if (rte_eal_process_type() == RTE_PROC_PRIMARY)
-		memset(dev->data, 0, sizeof(*dev->data));
+	comch_proc->dev_slot_free(dev);
 	memset(dev, 0, sizeof(*dev));
-	if (rte_comch_dev_count() == 0) {
-		if (comch_in_secondary)
-			comch_mp_secondary_fini();
-		else
-			comch_mp_primary_fini();
-	}
+	if (rte_comch_dev_count() == 0)
+		comch_proc->dev_last();
 	return ret;
 }
 
@@ -379,50 +262,41 @@ int
 rte_comch_info_get(int16_t dev_id, struct rte_comch_dev_info *info)
 {
 	struct rte_comch_dev *dev = comch_dev_get(dev_id);
-	int ret;
 
 	if (dev == NULL || info == NULL)
 		return -EINVAL;
-	memset(info, 0, sizeof(*info));
-	ret = dev->dev_ops->info_get(dev, info);
-	if (ret < 0)
-		return ret;
-	info->dev_name = dev->data->dev_name;
-	info->driver_name = "";
-	if (dev->device != NULL && rte_dev_driver(dev->device) != NULL)
-		info->driver_name = rte_driver_name(rte_dev_driver(dev->device));
-	info->role = (enum rte_comch_role)dev->data->role;
-	info->numa_node = dev->data->numa_node;
-	return 0;
+	return comch_dev_info(dev, info);
 }
 
 int
-rte_comch_rep_name(int16_t dev_id, uint16_t rep_id, char *buf, size_t size)
+rte_comch_function_name(int16_t dev_id, uint16_t function_id, char *buf, size_t size)
 {
 	struct rte_comch_dev *dev = comch_dev_get(dev_id);
 
 	if (dev == NULL || buf == NULL)
 		return -EINVAL;
-	return dev->dev_ops->rep_name(dev, rep_id, buf, size);
+	if (dev->dev_ops->function_name == NULL)
+		return -ENOTSUP;
+	return dev->dev_ops->function_name(dev, function_id, buf, size);
 }
 
 int
-rte_comch_rep_get_by_name(int16_t dev_id, const char *name, uint16_t *rep_id)
+rte_comch_function_get_by_name(int16_t dev_id, const char *name, uint16_t *function_id)
 {
 	struct rte_comch_dev_info info;
-	char buf[RTE_COMCH_REP_NAME_MAX];
+	char buf[RTE_COMCH_FUNCTION_NAME_MAX];
 	uint16_t i;
 	int ret;
 
-	if (name == NULL || rep_id == NULL)
+	if (name == NULL || function_id == NULL)
 		return -EINVAL;
 	ret = rte_comch_info_get(dev_id, &info);
 	if (ret < 0)
 		return ret;
-	for (i = 0; i < info.nb_reps; i++) {
-		if (rte_comch_rep_name(dev_id, i, buf, sizeof(buf)) == 0 &&
+	for (i = 0; i < info.nb_functions; i++) {
+		if (rte_comch_function_name(dev_id, i, buf, sizeof(buf)) == 0 &&
 		    strcmp(buf, name) == 0) {
-			*rep_id = i;
+			*function_id = i;
 			return 0;
 		}
 	}

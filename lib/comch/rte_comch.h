@@ -11,10 +11,11 @@
  * Comch device class: the BlueField host <-> DPU comm channel for DPDK.
  *
  * A comch device is one end of the host/DPU link. On the DPU it serves one
- * or more host functions, each visible as a *representor* ("rep"); on the
- * host it is attached as exactly one function (rep 0 of the host device).
+ * or more host PCI functions (the vendor SDK's *representors*); on the
+ * host it is attached as exactly one function (function 0 of the host
+ * device).
  *
- * - A **server** runs on the DPU, on (device, rep, name), and accepts
+ * - A **server** runs on the DPU, on (device, function, name), and accepts
  *   clients of that host function only.
  * - A **client** runs on the host, on (device, server name), and owns
  *   exactly one connection once started and accepted.
@@ -58,7 +59,7 @@ extern "C" {
 #define RTE_COMCH_NAME_MAX 64
 
 /** Storage size for a representor (host function) name such as "pf0vf1". */
-#define RTE_COMCH_REP_NAME_MAX 16
+#define RTE_COMCH_FUNCTION_NAME_MAX 16
 
 /** Role of a comch device: which end of the link it is. */
 enum rte_comch_role {
@@ -84,10 +85,12 @@ struct rte_comch_caps {
 	uint32_t max_recv_queue_len; /**< Deepest control receive queue. */
 	uint32_t default_recv_queue_len; /**< Used when a config says 0. */
 	uint32_t max_clients;        /**< Per server; 0 means unlimited. */
-	uint32_t max_send_tasks;     /**< Fast path: in-flight sends per producer. */
-	uint32_t max_post_tasks;     /**< Fast path: posted buffers per consumer. */
+	uint32_t max_send_burst;     /**< Fast path: most messages one send call
+				      *   takes (sends complete when it returns). */
+	uint32_t max_posts;          /**< Fast path: buffers a consumer posts at
+				      *   once (rte_comch_consumer_conf.nb_posts). */
 	uint64_t max_buf_size;       /**< Fast path: largest buffer (bytes). */
-	uint32_t max_imm_data_len;   /**< Fast path: immediate data bound (bytes). */
+	uint32_t max_imm_len;        /**< Fast path: immediate data bound (bytes). */
 	uint32_t max_consumers;      /**< Fast path: consumers per connection and side. */
 	uint32_t max_producers;      /**< Fast path: producers per connection and side. */
 	uint32_t reserved32;
@@ -101,7 +104,7 @@ struct rte_comch_dev_info {
 	const char *driver_name; /**< Driver name, e.g. "comch_shm". */
 	enum rte_comch_role role; /**< Which end of the link. */
 	int numa_node;           /**< NUMA socket of the device's shared regions. */
-	uint16_t nb_reps;        /**< Host functions served (DPU) or 1 (host). */
+	uint16_t nb_functions;        /**< Host functions served (DPU) or 1 (host). */
 	struct rte_comch_caps caps; /**< What the device can do. */
 };
 
@@ -197,8 +200,8 @@ typedef void (*rte_comch_consumer_event_cb_t)(struct rte_comch_conn *conn,
 
 /** Server configuration. */
 struct rte_comch_server_conf {
-	uint16_t rep_id;         /**< Host function served (rte_comch_rep_get_by_name()). */
-	const char *name;        /**< Unique per (device, rep); copied. */
+	uint16_t function_id;         /**< Host function served (rte_comch_function_get_by_name()). */
+	const char *name;        /**< Unique per (device, function); copied. */
 	uint32_t max_msg_size;   /**< Must equal the client's; 0: device default. */
 	uint32_t recv_queue_len; /**< Per connection; 0: device default. */
 	uint32_t max_clients;    /**< 0: device limit. */
@@ -339,33 +342,33 @@ int rte_comch_info_get(int16_t dev_id, struct rte_comch_dev_info *info);
  *   Device identifier.
  * @param name
  *   Function name, e.g. "pf0" or "pf0vf1".
- * @param[out] rep_id
- *   Its identifier, in [0, nb_reps).
+ * @param[out] function_id
+ *   Its identifier, in [0, nb_functions).
  * @return
  *   0 on success, -EINVAL on NULL arguments or an invalid device,
  *   -ENOENT if the device does not serve that function.
  */
 __rte_experimental
-int rte_comch_rep_get_by_name(int16_t dev_id, const char *name,
-		uint16_t *rep_id);
+int rte_comch_function_get_by_name(int16_t dev_id, const char *name,
+		uint16_t *function_id);
 
 /**
  * Name of a representor.
  *
  * @param dev_id
  *   Device identifier.
- * @param rep_id
+ * @param function_id
  *   Representor identifier.
  * @param[out] buf
  *   Receives the NUL-terminated name.
  * @param size
- *   Size of @p buf; RTE_COMCH_REP_NAME_MAX always suffices.
+ *   Size of @p buf; RTE_COMCH_FUNCTION_NAME_MAX always suffices.
  * @return
- *   0 on success, -EINVAL on an invalid device, rep or NULL @p buf,
+ *   0 on success, -EINVAL on an invalid device, function or NULL @p buf,
  *   -ENOSPC if @p size is too small.
  */
 __rte_experimental
-int rte_comch_rep_name(int16_t dev_id, uint16_t rep_id, char *buf,
+int rte_comch_function_name(int16_t dev_id, uint16_t function_id, char *buf,
 		size_t size);
 
 /* ---------------------------------------------------------------- servers */
@@ -380,12 +383,12 @@ int rte_comch_rep_name(int16_t dev_id, uint16_t rep_id, char *buf,
  *   Configuration; the name is copied.
  * @return
  *   The server, or NULL with rte_errno set to:
- *   - EINVAL: NULL argument, invalid device, empty name or bad rep_id;
+ *   - EINVAL: NULL argument, invalid device, empty name or bad function_id;
  *   - ENOTSUP: the device cannot host servers (host role), or this is a
  *     secondary process;
  *   - ENAMETOOLONG: name does not fit in caps.max_name_len (NUL included);
  *   - ERANGE: max_msg_size or recv_queue_len beyond the capability;
- *   - EEXIST: a server of that name already exists on (device, rep);
+ *   - EEXIST: a server of that name already exists on (device, function);
  *   - ENOMEM: out of memory.
  */
 __rte_experimental
@@ -665,8 +668,16 @@ int rte_comch_conn_stats_reset(struct rte_comch_conn *conn);
 
 /**
  * Send one control message. Never blocks and never drops: a full queue is
- * reported and the message is not sent. Must be called on the lcore that
- * polls the connection's server or client.
+ * reported and the message is not sent. In the primary process, call it
+ * on the lcore that polls the connection's server or client.
+ *
+ * In a secondary process (on an attached connection), the message goes
+ * to the primary through a relay queue in shared memory (16 messages);
+ * the primary sends it on at its next poll of the connection's server or
+ * client, in order. So it is slower (a poll of the primary away), and
+ * -EAGAIN means the relay queue is full. One process at a time uses a
+ * connection's relay: the first secondary that sends or receives on it,
+ * until it detaches or dies.
  *
  * @param conn
  *   The connection.
@@ -681,18 +692,26 @@ int rte_comch_conn_stats_reset(struct rte_comch_conn *conn);
  *   -EAGAIN: the peer's receive queue is full; retry after it consumed;
  *   -ENOTCONN: the connection is not running;
  *   -ECONNRESET: the peer is gone;
- *   -ENOTSUP: this is a secondary process (control messages are the
- *   primary's).
+ *   -EBUSY: (secondary) another secondary uses the connection's relay,
+ *   or gave it up a moment ago (retry);
+ *   -ENODEV: (secondary) the primary is gone.
  */
 __rte_experimental
 int rte_comch_msg_send(struct rte_comch_conn *conn, const void *data,
 		uint32_t len);
 
 /**
- * Receive up to @p nb_msgs control messages, in send order. Messages
- * returned by the previous call on this connection are released first, so
- * their data pointers become invalid, and confirmed to the sender (they
- * leave its msgs_in_flight).
+ * Receive up to @p nb_msgs control messages, in send order. Each message
+ * is a private copy, valid until the next receive call on this connection
+ * (the peer cannot change it meanwhile). Messages returned by the previous
+ * call are released first and confirmed to the sender (they leave its
+ * msgs_in_flight).
+ *
+ * In a secondary process (on an attached connection), the first call
+ * makes this process the connection's receiver: from then on, until it
+ * detaches or dies, the primary's poll relays the connection's incoming
+ * messages to it and the primary's application receives none (its
+ * receive calls return 0, its msg_cb is not called).
  *
  * @param conn
  *   The connection.
@@ -705,7 +724,8 @@ int rte_comch_msg_send(struct rte_comch_conn *conn, const void *data,
  *   -EINVAL: NULL argument;
  *   -ENOTCONN: the connection is not established;
  *   -ECONNRESET: the peer is gone and every queued message was delivered;
- *   -ENOTSUP: this is a secondary process.
+ *   -EBUSY: (secondary) another secondary uses the connection's relay;
+ *   -ENODEV: (secondary) the primary is gone.
  */
 __rte_experimental
 int rte_comch_msg_recv_burst(struct rte_comch_conn *conn,
@@ -741,8 +761,9 @@ int rte_comch_conn_list(int16_t dev_id, uint32_t *ids, uint32_t nb_ids);
  * On an attached connection a secondary may create, use and destroy
  * producers and consumers, list the peer's consumers
  * (rte_comch_conn_remote_consumers(), which also makes them reachable
- * from this process), and read the id, user data and statistics. Control
- * messages, user data changes and statistics resets stay with the
+ * from this process), send and receive control messages (relayed by the
+ * primary: see rte_comch_msg_send()), and read the id, user data and
+ * statistics. User data changes and statistics resets stay with the
  * primary (-ENOTSUP).
  *
  * @param dev_id
@@ -817,12 +838,14 @@ struct rte_comch_producer;
 /** Consumer configuration. */
 struct rte_comch_consumer_conf {
 	struct rte_comch_mem *mem; /**< Where posted buffers must lie (required). */
-	uint32_t nb_posts;     /**< Buffers posted at once; 0: 256. */
-	uint32_t imm_data_len; /**< Immediate data accepted; 0: 32 (the default and
-			        *   the cap). Use RTE_COMCH_IMM_NONE for none. */
+	uint32_t nb_posts;     /**< Buffers posted at once, at most
+				*   caps.max_posts; 0: 256. */
+	uint32_t max_imm_len;  /**< Immediate data accepted per message, at
+				*   most caps.max_imm_len; 0: 32 (the default
+				*   and the cap). RTE_COMCH_IMM_NONE: none. */
 };
 
-/** imm_data_len value for a consumer that accepts no immediate data. */
+/** max_imm_len value for a consumer that accepts no immediate data. */
 #define RTE_COMCH_IMM_NONE UINT32_MAX
 
 /** Producer configuration (reserved for future use; may be NULL). */
@@ -859,8 +882,8 @@ struct rte_comch_completion {
 	void *buf;           /**< The buffer as posted. */
 	uint32_t len;        /**< Bytes written into it (0 if cancelled). */
 	int16_t status;      /**< 0: filled; -ECANCELED: returned unfilled,
-			      *   by stop or because the producer that took
-			      *   it died (a secondary process of the peer). */
+			      *   by stop, or the device aborted the
+			      *   transfer (its producer died mid-send). */
 	uint16_t producer_id; /**< Sending producer, as the peer says. */
 	uint32_t imm_len;    /**< Immediate data bytes. */
 	uint8_t imm[RTE_COMCH_IMM_DATA_MAX]; /**< Immediate data. */
@@ -908,11 +931,13 @@ rte_comch_completion_copy(const struct rte_comch_completion *cpl, void *dst,
  * @param size
  *   Bytes, at most caps.max_mem_size; rounded up to a page.
  * @param socket_id
- *   NUMA socket to place it on (SOCKET_ID_ANY allowed).
+ *   NUMA socket to place its pages on (preferred: a full node falls back
+ *   to another), or SOCKET_ID_ANY (where they are first touched).
  * @return
  *   The memory (of this process), or NULL with rte_errno set: EINVAL (bad
- *   device, size 0), ENOTSUP (device without consumers), ERANGE (size
- *   beyond the capability), ENOMEM.
+ *   device, size 0, @p socket_id not a socket of this machine), ENOTSUP
+ *   (device without consumers), ERANGE (size beyond the capability),
+ *   ENOMEM.
  */
 __rte_experimental
 struct rte_comch_mem *rte_comch_mem_create(int16_t dev_id, size_t size,
@@ -968,7 +993,7 @@ int rte_comch_mem_destroy(struct rte_comch_mem *mem);
  *   The consumer, or NULL with rte_errno set: EINVAL (NULL argument, no
  *   memory, memory of another device, connection not attached by this
  *   secondary), ENOTCONN (connection not running), ERANGE (nb_posts or
- *   imm_data_len beyond the capability), ENOSPC (the connection has
+ *   max_imm_len beyond the capability), ENOSPC (the connection has
  *   caps.max_consumers consumers, or used up its ids: UINT32_MAX
  *   consumers were created on it; reconnect), ENOMEM, ENODEV (secondary: the
  *   primary is gone).
@@ -1152,6 +1177,13 @@ int rte_comch_conn_remote_consumers(struct rte_comch_conn *conn,
 
 /** @} */
 
+/*
+ * The fast-path functions below check their arguments only in a debug
+ * build (-DRTE_COMCH_DEBUG): NULL objects and arrays, and a device slot
+ * that no driver serves (-ENODEV, as the dummy functions of an absent
+ * device do). Release builds trust the caller, as DPDK's fast paths do.
+ */
+
 /**
  * Send a burst to a remote consumer: each payload is copied once into the
  * next buffer that consumer posted, with its immediate data; in order. The
@@ -1170,11 +1202,12 @@ int rte_comch_conn_remote_consumers(struct rte_comch_conn *conn,
  *   Number of messages.
  * @return
  *   Number of messages sent: fewer than @p nb_ops when the consumer has no
- *   more posted buffer (retry: "again", nothing is dropped) or the next
- *   message is refused. 0 ("again") also for an id above every id the peer
- *   announced so far: ids increase, so it may be announced soon (an id
- *   learned from the peer's own data can arrive before the consumer
- *   event). A negative errno when the first message is refused:
+ *   more posted buffer (retry: "again", nothing is dropped), the next
+ *   message is refused, or @p nb_ops is above caps.max_send_burst (the
+ *   rest is for the next call). 0 ("again") also for an id above every id
+ *   the peer announced so far: ids increase, so it may be announced soon
+ *   (an id learned from the peer's own data can arrive before the
+ *   consumer event). A negative errno when the first message is refused:
  *   - -EMSGSIZE: payload larger than the posted buffer, or immediate data
  *     longer than the consumer accepts;
  *   - -ENOENT: 0, or an id at or below the highest announced with no live
@@ -1193,9 +1226,11 @@ rte_comch_producer_send_burst(struct rte_comch_producer *prod,
 {
 	const struct rte_comch_fp_obj *obj = (const struct rte_comch_fp_obj *)prod;
 
-#ifdef RTE_LIBRTE_COMCH_DEBUG
+#ifdef RTE_COMCH_DEBUG
 	if (prod == NULL || ops == NULL)
 		return -EINVAL;
+	if (obj->dev_id < 0 || obj->dev_id >= RTE_COMCH_MAX_DEVS)
+		return -ENODEV;
 #endif
 	return rte_comch_fp_ops[obj->dev_id].send(obj->drv, consumer_id, ops,
 			nb_ops);
@@ -1221,9 +1256,11 @@ rte_comch_producer_send_burst(struct rte_comch_producer *prod,
  * @param nb_ops
  *   Number of messages.
  * @return
- *   As rte_comch_producer_send_burst(): the number of messages sent, or a
- *   negative errno when the first is refused (-EMSGSIZE: the pieces
- *   together are larger than the posted buffer).
+ *   As rte_comch_producer_send_burst(): the number of messages sent (0:
+ *   "again", also for an id above every announced one), or a negative
+ *   errno when the first is refused (-EMSGSIZE: the pieces together are
+ *   larger than the posted buffer, or the immediate data too long;
+ *   -ENOENT, -ECONNRESET, -EBUSY as there).
  */
 static inline int
 rte_comch_producer_sendv_burst(struct rte_comch_producer *prod,
@@ -1232,9 +1269,11 @@ rte_comch_producer_sendv_burst(struct rte_comch_producer *prod,
 {
 	const struct rte_comch_fp_obj *obj = (const struct rte_comch_fp_obj *)prod;
 
-#ifdef RTE_LIBRTE_COMCH_DEBUG
+#ifdef RTE_COMCH_DEBUG
 	if (prod == NULL || ops == NULL)
 		return -EINVAL;
+	if (obj->dev_id < 0 || obj->dev_id >= RTE_COMCH_MAX_DEVS)
+		return -ENODEV;
 #endif
 	return rte_comch_fp_ops[obj->dev_id].sendv(obj->drv, consumer_id, ops,
 			nb_ops);
@@ -1264,9 +1303,11 @@ rte_comch_consumer_post_burst(struct rte_comch_consumer *cons,
 {
 	const struct rte_comch_fp_obj *obj = (const struct rte_comch_fp_obj *)cons;
 
-#ifdef RTE_LIBRTE_COMCH_DEBUG
+#ifdef RTE_COMCH_DEBUG
 	if (cons == NULL || bufs == NULL || lens == NULL)
 		return -EINVAL;
+	if (obj->dev_id < 0 || obj->dev_id >= RTE_COMCH_MAX_DEVS)
+		return -ENODEV;
 #endif
 	return rte_comch_fp_ops[obj->dev_id].post(obj->drv, bufs, lens,
 			nb_bufs);
@@ -1275,8 +1316,8 @@ rte_comch_consumer_post_burst(struct rte_comch_consumer *cons,
 /**
  * Take completed buffers, in the order they were posted. A buffer completes
  * only when a producer wrote into it, or comes back unfilled (status
- * -ECANCELED) when stop cancelled it or the producer that took it died (a
- * secondary process of the peer, killed in a send). The payload is
+ * -ECANCELED) when stop cancelled it or the device aborted the transfer
+ * into it (the peer's producer died in the middle of it). The payload is
  * in the buffer; the immediate data is copied into the completion. Must be
  * called on the consumer's lcore only.
  *
@@ -1296,9 +1337,11 @@ rte_comch_consumer_poll_burst(struct rte_comch_consumer *cons,
 {
 	const struct rte_comch_fp_obj *obj = (const struct rte_comch_fp_obj *)cons;
 
-#ifdef RTE_LIBRTE_COMCH_DEBUG
+#ifdef RTE_COMCH_DEBUG
 	if (cons == NULL || cpl == NULL)
 		return -EINVAL;
+	if (obj->dev_id < 0 || obj->dev_id >= RTE_COMCH_MAX_DEVS)
+		return -ENODEV;
 #endif
 	return rte_comch_fp_ops[obj->dev_id].poll(obj->drv, cpl, nb_cpl);
 }

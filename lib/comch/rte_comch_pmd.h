@@ -12,11 +12,15 @@
  * Not for applications.
  *
  * Division of labour:
- * - the library owns the objects (server, client, connection), validates
- *   arguments, runs the state machine (comch_state.c) and the callbacks,
- *   and counts statistics;
+ * - the library owns the objects (servers, clients, connections,
+ *   producers, consumers), validates arguments, runs the state machine
+ *   and the callbacks, counts statistics, and owns everything about
+ *   processes: which process may do what, the requests between a
+ *   secondary process and the primary, and the reclaim of a dead
+ *   secondary's objects;
  * - the driver owns the transport: how a client reaches a server, how
- *   control messages travel, how a lost peer is detected.
+ *   control messages and fast-path data travel, how a lost peer is
+ *   detected.
  *
  * Events flow from driver to library only from inside the driver's
  * server_poll/client_poll ops, through the rte_comch_pmd_*() helpers below.
@@ -24,40 +28,34 @@
  * by the driver and reported at the next poll. This keeps every user
  * callback on the polling lcore, inside a poll call.
  *
- * Multi-process (see also "Running as a secondary process" in the
- * programmer's guide):
- *
- * - struct rte_comch_dev_data lives in a memzone shared by all processes
- *   and holds no pointers into per-process memory and no fds; struct
- *   rte_comch_dev (ops, per-process driver state) is per process and found
- *   by dev_id in every process.
- * - Connections, producers and consumers live in rte_malloc memory (the
- *   same address in every process) and refer to their device by dev_id.
- *   The primary process owns the link: servers, clients and connections
- *   are created, polled and released there only.
- * - A secondary process attaches to a connection of the primary and runs
- *   producers and consumers on it. It never takes a lock the primary takes
- *   and never allocates shared memory: it asks the primary (one rte_mp
- *   action, lib/comch/comch_mp.c), which allocates, links, unlinks and
- *   frees fast-path objects for it, each tagged with its owner. So a
- *   secondary killed at any instruction leaves no lock held and no list
- *   half-edited, and the primary reclaims what it owned.
- * - Per-process state (fds, mappings, the driver's view of the peer's
- *   consumers, registered memory) is in process memory of the process it
- *   belongs to. A field of a shared object that holds such a value says
- *   "owner process only".
- *
- * Which driver op runs where:
+ * Every op but info_get is optional: a NULL slot makes the library return
+ * -ENOTSUP for what needs it (a driver without servers leaves the server
+ * ops NULL). Each op says in which process the library calls it:
  *
  * | ops | process |
  * |-----|---------|
- * | info_get, rep_name, dev_close | every process |
- * | server_*, client_*, conn_close, msg_*, conn_in_flight | primary |
- * | mem_create, mem_destroy | the process creating the memory |
- * | consumer_*, producer_* (create, start, stop, destroy), fp_* | the owner of the object |
- * | conn_remote_consumers | any (a secondary also maps what it lists) |
- * | consumer_reclaim, producer_reclaim, fp_release, mp_request | primary |
- * | conn_detach, conn_orphan | secondary |
+ * | info_get, rep_name, dev_close, fp_stats | any |
+ * | server_*, client_*, conn_close, msg_send, msg_recv_burst, conn_in_flight | the primary (it owns the link) |
+ * | consumer_announce, consumer_withdraw | the primary, for a consumer of any process |
+ * | mem_create, mem_destroy | the process that creates the memory |
+ * | consumer_*, producer_* (create, start, stop, destroy) | the object's owner process |
+ * | remote_add, remote_del | every process with producers on the connection |
+ * | producer_repair | the primary, for a producer whose process died |
+ * | conn_orphan | a secondary, when the primary died |
+ *
+ * The driver never asks which kind of process it runs in: it is called
+ * where the work is. Only producer_repair and conn_orphan exist because
+ * of secondary processes; what crosses processes (the descriptions of
+ * consumers, struct rte_comch_pmd_xfer) is typed and carried by the
+ * library.
+ *
+ * Memory: struct rte_comch_dev_data (and the driver's data at
+ * dev_private, sized at allocation) is shared by every process and holds
+ * no pointer into process memory and no fd; struct rte_comch_dev is per
+ * process. Connections, producers and consumers are in shared memory
+ * (rte_malloc, allocated by the primary) and refer to their device by
+ * id; a field that holds a per-process value (an fd, a mapping) says
+ * "owner process only".
  */
 
 #include <sys/queue.h>
@@ -74,6 +72,7 @@ extern "C" {
 #endif
 
 struct rte_comch_dev;
+struct rte_comch_relay;
 
 /** Device data shared by all processes (in the "rte_comch_dev_data" memzone). */
 struct rte_comch_dev_data {
@@ -83,18 +82,54 @@ struct rte_comch_dev_data {
 	uint8_t role;        /**< enum rte_comch_role. */
 	uint8_t in_use;      /**< Slot allocated. */
 	uint32_t next_conn_id; /**< Connection id generator (atomic add). */
-	uint64_t reserved[4];
+	void *dev_private;   /**< Driver data shared by every process
+			      *   (rte_malloc memory of the primary, sized at
+			      *   allocation): no fd, no per-process pointer. */
+	uint64_t reserved[3];
 } __rte_cache_aligned;
+
+/** Producers and consumers per connection and side, in any driver. */
+#define RTE_COMCH_MAX_FP_OBJECTS 256
+
+/**
+ * Consumer ids. A consumer id names one consumer for the whole life of its
+ * connection: ids are handed out in increasing order from 1, never twice
+ * on a connection and side (a consumer that stops and starts again keeps
+ * its id), and 0 is never an id. No two live consumers of a connection
+ * share a slot, id % RTE_COMCH_MAX_FP_OBJECTS, so a driver may index a
+ * table of RTE_COMCH_MAX_FP_OBJECTS entries by the slot and compare the
+ * whole id. After UINT32_MAX consumers the connection has no id left:
+ * creating one more fails with ENOSPC (reconnect).
+ */
+#define RTE_COMCH_CONSUMER_SLOT(id) ((id) & (RTE_COMCH_MAX_FP_OBJECTS - 1))
+
+/**
+ * What describes a consumer to the peer's producers: fds and a few
+ * numbers whose meaning the driver defines (sizes). A driver fills one
+ * when its consumer starts (consumer_start) and receives one for each of
+ * the peer's consumers (remote_add); the library carries it between
+ * processes (EAL's multi-process channel duplicates the fds) and closes
+ * the fds it received once the op that used them returned (an op keeps
+ * what it needs by duplicating).
+ */
+struct rte_comch_pmd_xfer {
+	int fds[4];           /**< Valid: nb_fds first. */
+	uint32_t nb_fds;
+	uint32_t reserved;
+	uint64_t val[6];      /**< Driver-defined. */
+};
 
 /* ------------------------------------------------------------ driver ops */
 
-/** Report capabilities and reps (caps, nb_reps, numa_node at least). */
+/** Report capabilities and functions (caps, nb_functions at least). Mandatory. */
 typedef int (*rte_comch_info_get_t)(const struct rte_comch_dev *dev,
 		struct rte_comch_dev_info *info);
-/** Name of a rep. */
-typedef int (*rte_comch_rep_name_t)(const struct rte_comch_dev *dev,
-		uint16_t rep_id, char *buf, size_t size);
-/** Release all device resources (called from rte_comch_pmd_release()). */
+/** Name of a host function of the device. */
+typedef int (*rte_comch_function_name_t)(const struct rte_comch_dev *dev,
+		uint16_t function_id, char *buf, size_t size);
+/** Free this process's state of the device (from rte_comch_pmd_release(),
+ * in every process; the library frees dev_private afterwards in the
+ * primary). */
 typedef int (*rte_comch_dev_close_t)(struct rte_comch_dev *dev);
 
 /** Attach transport state to a new server (name registration: -EEXIST). */
@@ -125,101 +160,95 @@ typedef void (*rte_comch_client_abort_t)(struct rte_comch_dev *dev,
 typedef int (*rte_comch_client_poll_t)(struct rte_comch_dev *dev,
 		struct rte_comch_client *cli);
 
-/** Close a connection's transport (peer is told) and free driver state. */
+/** Close a connection's transport (peer is told) and free driver state,
+ * this process's view of the peer's consumers included. */
 typedef void (*rte_comch_conn_close_t)(struct rte_comch_dev *dev,
 		struct rte_comch_conn *conn);
 /** Queue one control message; 0, -EAGAIN or -ECONNRESET. */
 typedef int (*rte_comch_msg_send_t)(struct rte_comch_conn *conn,
 		const void *data, uint32_t len);
-/** Receive a burst; count, or -ECONNRESET once lost and drained. */
+/** Receive a burst of private copies (valid until the next call); count,
+ * or -ECONNRESET once lost and drained. */
 typedef int (*rte_comch_msg_recv_burst_t)(struct rte_comch_conn *conn,
 		struct rte_comch_msg *msgs, uint16_t nb_msgs);
-/** Messages sent on @p conn and not yet consumed by the peer. */
+/** Messages sent on @p conn and not yet taken by the peer (any thread of
+ * the primary: reads only). */
 typedef uint64_t (*rte_comch_conn_in_flight_t)(struct rte_comch_conn *conn);
 
-/** Create (allocate and map) or destroy registered memory: set mem->addr. */
+/** Create (allocate and map) or destroy registered memory: set mem->addr
+ * and round mem->size up as needed; place it on mem->socket_id unless it
+ * is SOCKET_ID_ANY (the library checked it names a socket). */
 typedef int (*rte_comch_mem_create_t)(struct rte_comch_dev *dev,
 		struct rte_comch_mem *mem);
 typedef void (*rte_comch_mem_destroy_t)(struct rte_comch_dev *dev,
 		struct rte_comch_mem *mem);
-/** Consumer control, in the owner process. create initialises the driver
- * state at cons->fp.drv (consumer_priv_size bytes, zeroed, allocated with
- * the consumer by the library); start tells the peer; stop cancels
- * unclaimed posts and tells the peer; destroy undoes create (the library
- * frees the memory). */
+/** Consumer or producer control, in the owner process. create
+ * initialises the driver state at fp.drv (the priv_size given to
+ * rte_comch_pmd_probe() for that kind, zeroed, allocated with the object
+ * by the library); stop ends what the fast path may still do; destroy
+ * undoes create (the library frees the memory). */
 typedef int (*rte_comch_consumer_ctl_t)(struct rte_comch_dev *dev,
 		struct rte_comch_consumer *cons);
-/** Producer control, in the owner process (as for consumers). */
 typedef int (*rte_comch_producer_ctl_t)(struct rte_comch_dev *dev,
 		struct rte_comch_producer *prod);
+/** Owner process: make a consumer ready to receive and describe it for
+ * the announcement to the peer in @p announce (fds: the consumer's own,
+ * lent; the library then has consumer_announce called in the primary). */
+typedef int (*rte_comch_consumer_start_t)(struct rte_comch_dev *dev,
+		struct rte_comch_consumer *cons,
+		struct rte_comch_pmd_xfer *announce);
+/** Primary: tell the peer about a consumer of any process (@p announce:
+ * what consumer_start described, fds lent for the call; when the consumer
+ * is a secondary's, the fds crossed processes: check them as the peer
+ * will). 0, -ENOSPC (beyond what the peer allows), -ECONNRESET, -EINVAL
+ * (@p announce does not hold). Must not wait for the peer. */
+typedef int (*rte_comch_consumer_announce_t)(struct rte_comch_dev *dev,
+		struct rte_comch_conn *conn, struct rte_comch_consumer *cons,
+		const struct rte_comch_pmd_xfer *announce);
+/** Primary: tell the peer a consumer of any process is gone (after its
+ * stop, or its owner died). Must not wait for the peer. */
+typedef void (*rte_comch_consumer_withdraw_t)(struct rte_comch_dev *dev,
+		struct rte_comch_conn *conn, struct rte_comch_consumer *cons);
 /** Messages and bytes a producer sent or a consumer received so far
  * (read from another thread or process for telemetry: plain 64-bit
  * loads). */
 typedef void (*rte_comch_fp_stats_t)(struct rte_comch_dev *dev, void *fp_drv,
 		uint64_t *msgs, uint64_t *bytes);
-/** Live remote consumers of a connection (see the API function). */
-typedef int (*rte_comch_conn_remote_consumers_t)(struct rte_comch_conn *conn,
-		uint32_t *ids, uint32_t nb_ids);
-
-/** Primary: the owner of a consumer died: undo what the peer knows of it
- * (withdraw it). Called without locks, before the library frees it. */
-typedef void (*rte_comch_consumer_reclaim_t)(struct rte_comch_dev *dev,
-		struct rte_comch_consumer *cons);
-/** Primary: the owner of a producer died; repair what it may have left
- * half done. Called with conn->fp_lock held; other producers of the
- * connection with reclaiming == false are alive. Returns 0 when done, or
- * -EAGAIN when it must wait for a live producer (the library calls again
- * about a millisecond later). */
-typedef int (*rte_comch_producer_reclaim_t)(struct rte_comch_dev *dev,
-		struct rte_comch_producer *prod);
-/** Primary: a producer or consumer of @p conn (of any process) was freed
- * (unlinked from the connection's lists). */
-typedef void (*rte_comch_fp_release_t)(struct rte_comch_dev *dev,
-		struct rte_comch_conn *conn);
 /**
- * Primary: a driver request from a secondary process (sent with
- * rte_comch_pmd_mp_request()). The library checked that @p conn is
- * attached by the sender and, when @p cons or @p prod is not NULL, that
- * the sender owns it; the driver checks @p req.
- *
- * @param req, req_len
- *   The driver's request bytes (as sent; validate every field).
- * @param fds, nb_fds
- *   File descriptors sent with it; the library closes them after the call
- *   (duplicate what must be kept).
- * @param rep
- *   Reply bytes (up to RTE_COMCH_PMD_MP_DATA_MAX); *rep_len says how many.
- * @param rep_fds
- *   Up to RTE_COMCH_PMD_MP_FDS fds to send back, which the library closes
- *   once sent (give duplicates of fds the driver keeps); *nb_rep_fds says
- *   how many.
- * @return
- *   0 or a negative errno for the requester.
+ * Any process: make the peer's consumer @p id (incarnation @p gen, see
+ * struct rte_comch_remote) reachable by this process's producers, from
+ * what describes it: in the primary, what the driver itself received
+ * from the peer (rte_comch_pmd_remote_consumer_add()); in a secondary,
+ * the same, carried over by the library. Everything in @p x is the peer's
+ * to choose: check it, then map it. 0, -EPROTO (@p why says what is
+ * wrong), or another negative errno (this process's resources).
  */
-typedef int (*rte_comch_mp_request_t)(struct rte_comch_dev *dev,
-		struct rte_comch_conn *conn, struct rte_comch_consumer *cons,
-		struct rte_comch_producer *prod, const void *req, size_t req_len,
-		const int *fds, int nb_fds, void *rep, size_t *rep_len,
-		int *rep_fds, int *nb_rep_fds);
-/** Secondary: this process detaches from @p conn (it has no producer or
- * consumer on it any more): free its per-process state of the
- * connection. */
-typedef void (*rte_comch_conn_detach_t)(struct rte_comch_dev *dev,
-		struct rte_comch_conn *conn);
-/** Secondary: the primary process is gone; every fast-path call on
- * @p conn must now fail with -ECONNRESET (completions already written
- * are still returned). */
+typedef int (*rte_comch_remote_add_t)(struct rte_comch_dev *dev,
+		struct rte_comch_conn *conn, uint32_t id, uint32_t gen,
+		const struct rte_comch_pmd_xfer *x, char *why, size_t why_len);
+/** Any process: the peer's consumer @p id is gone for this process's
+ * producers (they fail with -ENOENT from now on); unmap it once none
+ * uses it. */
+typedef void (*rte_comch_remote_del_t)(struct rte_comch_dev *dev,
+		struct rte_comch_conn *conn, uint32_t id);
+/** Primary: the process that owned @p prod died, maybe in the middle of a
+ * send: finish what it left half done so that the peer's consumers go
+ * on. Called with the connection's producers fixed (see
+ * rte_comch_pmd_conn_producers()); live producers have reclaiming ==
+ * false. 0 when done, or -EAGAIN to be called again (about a millisecond
+ * later) while a live producer may still own part of it. */
+typedef int (*rte_comch_producer_repair_t)(struct rte_comch_dev *dev,
+		struct rte_comch_producer *prod);
+/** Secondary: the primary, and the link with it, is gone: every
+ * fast-path call on @p conn must now fail with -ECONNRESET (completions
+ * already written are still returned). */
 typedef void (*rte_comch_conn_orphan_t)(struct rte_comch_dev *dev,
 		struct rte_comch_conn *conn);
 
-/**
- * Operations of a comch driver. Every slot is mandatory; the library fills
- * none with defaults, so a driver without servers points server ops at
- * functions returning -ENOTSUP (the library also checks caps.flags first).
- */
+/** Operations of a comch driver: every one but info_get is optional. */
 struct rte_comch_dev_ops {
 	rte_comch_info_get_t info_get;
-	rte_comch_rep_name_t rep_name;
+	rte_comch_function_name_t function_name;
 	rte_comch_dev_close_t dev_close;
 
 	rte_comch_server_create_t server_create;
@@ -242,28 +271,21 @@ struct rte_comch_dev_ops {
 	rte_comch_mem_create_t mem_create;
 	rte_comch_mem_destroy_t mem_destroy;
 	rte_comch_consumer_ctl_t consumer_create;
-	rte_comch_consumer_ctl_t consumer_start;
+	rte_comch_consumer_start_t consumer_start;
 	rte_comch_consumer_ctl_t consumer_stop;
 	rte_comch_consumer_ctl_t consumer_destroy;
+	rte_comch_consumer_announce_t consumer_announce;
+	rte_comch_consumer_withdraw_t consumer_withdraw;
 	rte_comch_producer_ctl_t producer_create;
 	rte_comch_producer_ctl_t producer_start;
 	rte_comch_producer_ctl_t producer_stop;
 	rte_comch_producer_ctl_t producer_destroy;
-	rte_comch_conn_remote_consumers_t conn_remote_consumers;
 	rte_comch_fp_stats_t fp_stats;
+	rte_comch_remote_add_t remote_add;
+	rte_comch_remote_del_t remote_del;
 
-	/* Multi-process. */
-	rte_comch_consumer_reclaim_t consumer_reclaim;
-	rte_comch_producer_reclaim_t producer_reclaim;
-	rte_comch_fp_release_t fp_release;
-	rte_comch_mp_request_t mp_request;
-	rte_comch_conn_detach_t conn_detach;
+	rte_comch_producer_repair_t producer_repair;
 	rte_comch_conn_orphan_t conn_orphan;
-
-	/* Bytes of driver state allocated with each producer and consumer
-	 * (at fp.drv, cache aligned). */
-	size_t producer_priv_size;
-	size_t consumer_priv_size;
 
 	/* Fast path: copied into rte_comch_fp_ops[] of this process by
 	 * rte_comch_pmd_probing_finish(). */
@@ -279,65 +301,73 @@ struct rte_comch_dev {
 	const struct rte_comch_dev_ops *dev_ops; /**< Driver ops (this process). */
 	struct rte_device *device;            /**< Bus device. */
 	void *process_private;                /**< Driver state of this process. */
+	size_t producer_priv_size;            /**< Driver state per producer. */
+	size_t consumer_priv_size;            /**< Driver state per consumer. */
 	uint8_t attached;                     /**< Slot used in this process. */
 } __rte_cache_aligned;
 
 /* ------------------------------------------------------ library objects */
 
-/** Object flags used by the library to defer teardown requested from a
- * callback until the poll that runs it returns. */
-#define COMCH_F_IN_POLL         RTE_BIT32(0)
-#define COMCH_F_RELEASE_PENDING RTE_BIT32(1)
-#define COMCH_F_STOP_PENDING    RTE_BIT32(2)
-
-/** Producers and consumers per connection and side, in any driver. */
-#define COMCH_MAX_FP_OBJECTS 256
-
-/**
- * Consumer ids. A consumer id names one consumer for the whole life of its
- * connection: ids are handed out in increasing order from 1, never twice
- * on a connection and side (a consumer that stops and starts again keeps
- * its id), and 0 is never an id. No two live consumers of a connection
- * share a slot, id % COMCH_MAX_FP_OBJECTS, so a driver may index a table
- * of COMCH_MAX_FP_OBJECTS entries by the slot and compare the whole id.
- * After UINT32_MAX consumers the connection has no id left: creating one
- * more fails with ENOSPC (reconnect).
- */
-#define COMCH_CONSUMER_SLOT(id) ((id) & (COMCH_MAX_FP_OBJECTS - 1))
-
 /*
- * Connections, producers and consumers are in rte_malloc memory: the
- * primary creates and frees them; a secondary reads the fields marked
- * "shared" and writes only the state of the producers and consumers it
- * owns. Everything else is the primary's.
+ * The objects as drivers see them. Connections, producers and consumers
+ * are in shared memory (rte_malloc): the primary allocates and frees
+ * them; fields under "library" are the library's.
  */
+/**
+ * The peer's consumers on a connection, as the library publishes them to
+ * every process (it learns of them from the driver of the primary,
+ * rte_comch_pmd_remote_consumer_add() and _del()). By slot
+ * (RTE_COMCH_CONSUMER_SLOT): the id of the live consumer and its
+ * incarnation gen (never 0), or gen 0 when the slot is free; gen is
+ * written last (release), after id. A driver's fast path uses a mapping
+ * of consumer id only while gen[slot] is the one remote_add was given,
+ * and tells "not announced yet" (an id above max_id) from "gone".
+ */
+struct rte_comch_remote {
+	uint32_t gen[RTE_COMCH_MAX_FP_OBJECTS];
+	uint32_t id[RTE_COMCH_MAX_FP_OBJECTS];
+	uint32_t max_id;                    /**< Highest id announced so far. */
+	uint32_t next_gen;                  /**< The library's. */
+};
+
+struct rte_comch_remote_keep;
+
 struct rte_comch_conn {
-	TAILQ_ENTRY(rte_comch_conn) next;   /**< In the server's list. */
+	/* Read by drivers. */
+	int16_t dev_id;                     /**< The device. */
+	uint32_t id;                        /**< Unique per device. */
+	uint32_t max_msg_size;              /**< Negotiated. */
+	enum rte_comch_state state;         /**< Running, or stopping once lost. */
 	struct rte_comch_server *server;    /**< Owner on the DPU side, or NULL. */
 	struct rte_comch_client *client;    /**< Owner on the host side, or NULL. */
-	int16_t dev_id;                     /**< Shared: the device. */
-	uint32_t id;                        /**< Shared: unique per device. */
-	uint32_t max_msg_size;              /**< Shared: negotiated. */
-	enum rte_comch_state state;         /**< Shared: running, or stopping once lost. */
-	int lost_err;                       /**< Why it was lost (negative errno). */
-	uint32_t flags;                     /**< COMCH_F_*. */
-	/* Producers and consumers of every process are created and
-	 * destroyed on their own lcores or for secondaries by the mp
-	 * thread, and reclaimed by the interrupt thread: fp_lock guards the
-	 * id maps, the lists, the counts and closing. Only the primary
-	 * takes it. */
-	rte_spinlock_t fp_lock;
-	uint32_t nb_fp_objects;             /**< Shared: producers + consumers. */
-	uint32_t nb_attached;               /**< Shared: secondaries attached. */
-	bool closing;                       /**< Being released: no new ones. */
-	uint64_t consumer_slots[COMCH_MAX_FP_OBJECTS / 64]; /**< Slots in use. */
-	uint64_t next_consumer_id;          /**< Above UINT32_MAX: used up. */
-	uint64_t producer_ids[COMCH_MAX_FP_OBJECTS / 64];
-	TAILQ_HEAD(, rte_comch_consumer) consumers; /**< Under fp_lock. */
-	TAILQ_HEAD(, rte_comch_producer) producers; /**< Under fp_lock. */
-	uint64_t user_data;                 /**< Shared (read only in secondaries). */
-	uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv; /**< Shared. */
 	void *drv;                          /**< Driver connection state. */
+	struct rte_comch_remote remote;     /**< The peer's consumers. */
+	/* Library. */
+	TAILQ_ENTRY(rte_comch_conn) next;   /**< In the server's list. */
+	uint32_t flags;
+	/* Producers and consumers of every process are created and
+	 * destroyed on their owners' lcores or, for secondaries, by the
+	 * primary's multi-process thread, and reclaimed by its interrupt
+	 * thread: fp_lock guards the id maps, the lists, the counts and
+	 * closing. Only the primary takes it. */
+	rte_spinlock_t fp_lock;
+	uint32_t nb_fp_objects;             /**< Producers + consumers. */
+	uint32_t nb_attached;               /**< Secondary processes attached. */
+	bool closing;                       /**< Being released: no new ones. */
+	uint64_t consumer_slots[RTE_COMCH_MAX_FP_OBJECTS / 64];
+	uint64_t next_consumer_id;          /**< Above UINT32_MAX: used up. */
+	uint64_t producer_ids[RTE_COMCH_MAX_FP_OBJECTS / 64];
+	TAILQ_HEAD(, rte_comch_consumer) consumers;
+	TAILQ_HEAD(, rte_comch_producer) producers;
+	struct rte_comch_relay *relay;    /**< Control messages of a
+					     *   secondary, or NULL (primary
+					     *   only, comch_relay.c). */
+	/* What describes each of the peer's consumers (fds), kept by the
+	 * primary for secondaries (comch_remote.c), under remote_lock. */
+	rte_spinlock_t remote_lock;
+	struct rte_comch_remote_keep *remote_keep; /**< Primary only. */
+	uint64_t user_data;
+	uint64_t msgs_sent, bytes_sent, msgs_recv, bytes_recv;
 };
 
 TAILQ_HEAD(rte_comch_conn_list, rte_comch_conn);
@@ -346,94 +376,136 @@ TAILQ_HEAD(rte_comch_conn_list, rte_comch_conn);
 struct rte_comch_mem {
 	struct rte_comch_dev *dev;
 	void *addr;                         /**< Set by the driver. */
-	size_t size;                        /**< Page aligned. */
-	int socket_id;
+	size_t size;                        /**< Page aligned by the driver. */
+	int socket_id;                      /**< Where the driver places it. */
 	uint32_t nb_users;                  /**< Consumers using it (atomic). */
 	void *drv;                          /**< Driver state (fd, ...). */
 };
 
-/** Owner of a producer or consumer created by the primary process. */
-#define COMCH_OWNER_PRIMARY 0
-
 struct rte_comch_consumer {
 	struct rte_comch_fp_obj fp;         /**< First: read by the inlines. */
-	TAILQ_ENTRY(rte_comch_consumer) next; /**< In conn->consumers. */
+	/* Read by drivers. */
 	struct rte_comch_conn *conn;
 	struct rte_comch_mem *mem;          /**< Owner process only. */
 	uint32_t id;
 	uint32_t nb_posts;                  /**< Resolved. */
-	uint32_t imm_data_len;              /**< Resolved (0 for none). */
-	uint32_t owner;                     /**< COMCH_OWNER_PRIMARY or a secondary's token. */
+	uint32_t max_imm_len;               /**< Resolved (0 for none). */
+	enum rte_comch_state state;         /**< Written by the owning lcore. */
+	/* Library. */
+	TAILQ_ENTRY(rte_comch_consumer) next;
+	uint32_t owner;                     /**< 0: the primary, else a
+					     *   secondary's token. */
 	int32_t owner_pid;                  /**< For telemetry and logs. */
 	bool reclaiming;                    /**< Owner died; being reclaimed. */
-	enum rte_comch_state state;         /**< Written by the owning lcore. */
 };
 
 struct rte_comch_producer {
 	struct rte_comch_fp_obj fp;         /**< First: read by the inlines. */
-	TAILQ_ENTRY(rte_comch_producer) next; /**< In conn->producers. */
+	/* Read by drivers. */
 	struct rte_comch_conn *conn;
 	uint32_t id;
-	uint32_t owner;                     /**< COMCH_OWNER_PRIMARY or a secondary's token. */
-	int32_t owner_pid;                  /**< For telemetry and logs. */
-	bool reclaiming;                    /**< Owner died; being reclaimed. */
 	enum rte_comch_state state;
+	bool reclaiming;                    /**< Owner died; being reclaimed. */
+	/* Library. */
+	TAILQ_ENTRY(rte_comch_producer) next;
+	uint32_t owner;
+	int32_t owner_pid;
 };
 
+/** Connections of a server, for its driver's poll: iterate with
+ * RTE_COMCH_SERVER_FOREACH_CONN. */
+#define RTE_COMCH_SERVER_FOREACH_CONN(conn, srv) \
+	TAILQ_FOREACH(conn, &(srv)->conns, next)
+
 struct rte_comch_server {
-	TAILQ_ENTRY(rte_comch_server) next; /**< In the device's registry. */
+	/* Read by drivers. */
 	struct rte_comch_dev *dev;
 	enum rte_comch_state state;
-	uint32_t flags;                     /**< COMCH_F_*. */
-	uint16_t rep_id;
+	uint16_t function_id;
 	char name[RTE_COMCH_NAME_MAX];
 	uint32_t max_msg_size;              /**< Resolved (never 0). */
 	uint32_t recv_queue_len;            /**< Resolved (never 0). */
 	uint32_t max_clients;               /**< 0: unlimited. */
+	uint32_t nb_conns;
+	struct rte_comch_conn_list conns;
+	void *drv;                          /**< Driver server state. */
+	/* Library. */
+	TAILQ_ENTRY(rte_comch_server) next;
+	uint32_t flags;
+	uint32_t nb_relays;                 /**< Connections with a relay. */
 	rte_comch_connect_cb_t connect_cb;
 	rte_comch_disconnect_cb_t disconnect_cb;
 	rte_comch_msg_cb_t msg_cb;
 	rte_comch_consumer_event_cb_t consumer_event_cb;
 	void *cb_arg;
-	struct rte_comch_conn_list conns;
-	uint32_t nb_conns;
-	void *drv;                          /**< Driver server state. */
 };
 
 struct rte_comch_client {
-	TAILQ_ENTRY(rte_comch_client) next; /**< In the device's registry. */
+	/* Read by drivers. */
 	struct rte_comch_dev *dev;
 	enum rte_comch_state state;
-	uint32_t flags;                     /**< COMCH_F_*. */
-	int last_err;
 	char server_name[RTE_COMCH_NAME_MAX];
 	uint32_t max_msg_size;              /**< Resolved (never 0). */
 	uint32_t recv_queue_len;            /**< Resolved (never 0). */
+	struct rte_comch_conn *conn;
+	void *drv;                          /**< Driver client state. */
+	/* Library. */
+	TAILQ_ENTRY(rte_comch_client) next;
+	uint32_t flags;
+	int last_err;
 	rte_comch_client_state_cb_t state_cb;
 	rte_comch_msg_cb_t msg_cb;
 	rte_comch_consumer_event_cb_t consumer_event_cb;
 	void *cb_arg;
-	struct rte_comch_conn *conn;
-	void *drv;                          /**< Driver client state. */
 };
 
 /* -------------------------------------------------- driver-facing helpers */
 
 /**
- * Allocate a device slot (primary) and name it.
+ * What a driver's probe does in the primary process (create the device:
+ * parse devargs, fill dev->data->dev_private, set up the link) and in a
+ * secondary (attach: read dev->data->dev_private). Both set
+ * dev->dev_ops and dev->process_private.
+ */
+struct rte_comch_pmd_probe_ops {
+	int (*create)(struct rte_comch_dev *dev, void *arg);
+	int (*attach)(struct rte_comch_dev *dev, void *arg);
+};
+
+/**
+ * Probe a device: in the primary process allocate a device slot named
+ * @p name with @p priv_size bytes of zeroed shared driver data
+ * (dev->data->dev_private, on @p numa_node) and call ops->create; in a
+ * secondary process find the primary's device of that name and call
+ * ops->attach. On success the fast path is published
+ * (rte_comch_pmd_probing_finish()); on failure everything is released and
+ * the reason recorded for rte_comch_devargs_check() (give it with
+ * rte_comch_pmd_probe_failed()).
  *
  * @param name
  *   Unique device name.
  * @param numa_node
  *   Socket for shared regions (SOCKET_ID_ANY allowed).
+ * @param priv_size
+ *   Bytes of shared driver data.
+ * @param producer_priv_size, consumer_priv_size
+ *   Bytes of driver state the library allocates with each producer and
+ *   consumer (at fp.drv, cache aligned, shared memory).
+ * @param ops
+ *   What to do in each kind of process.
+ * @param arg
+ *   Passed to the ops (e.g. the bus device).
  * @return
- *   The device, or NULL with rte_errno set (EEXIST, ENOSPC, ENOMEM, EINVAL).
+ *   0, or a negative errno.
  */
 __rte_internal
-struct rte_comch_dev *rte_comch_pmd_allocate(const char *name, int numa_node);
+int rte_comch_pmd_probe(const char *name, int numa_node, size_t priv_size,
+		size_t producer_priv_size, size_t consumer_priv_size,
+		const struct rte_comch_pmd_probe_ops *ops, void *arg);
 
 /**
- * Release a device slot; calls dev_close if ops were set.
+ * Release a device slot: calls dev_close, then (primary) frees the shared
+ * driver data.
  *
  * @param dev
  *   The device.
@@ -445,14 +517,17 @@ int rte_comch_pmd_release(struct rte_comch_dev *dev);
 
 /**
  * Publish the driver's fast-path functions (dev_ops->fp_*) in this
- * process's rte_comch_fp_ops[] slot. Call at the end of a successful probe,
- * in every process.
+ * process's rte_comch_fp_ops[] slot (rte_comch_pmd_probe() does).
  *
  * @param dev
  *   The device, with dev_ops set.
  */
 __rte_internal
 void rte_comch_pmd_probing_finish(struct rte_comch_dev *dev);
+
+/** Find a device by name (NULL if absent). */
+__rte_internal
+struct rte_comch_dev *rte_comch_pmd_get_dev_by_name(const char *name);
 
 /**
  * Record why a probe of @p dev_name failed, in words for the user (the
@@ -469,9 +544,16 @@ __rte_internal
 void rte_comch_pmd_probe_failed(const char *dev_name, const char *fmt, ...)
 	__rte_format_printf(2, 3);
 
-/** Find a device by name (NULL if absent). */
+/**
+ * This process's view of a device, by id (also in a secondary process).
+ *
+ * @param dev_id
+ *   Device identifier.
+ * @return
+ *   The device, or NULL if none is attached with that id.
+ */
 __rte_internal
-struct rte_comch_dev *rte_comch_pmd_get_dev_by_name(const char *name);
+struct rte_comch_dev *rte_comch_pmd_dev(int16_t dev_id);
 
 /**
  * Allocate a connection for @p srv or @p cli (exactly one non-NULL) with
@@ -502,9 +584,10 @@ void rte_comch_pmd_client_connected(struct rte_comch_client *cli,
 __rte_internal
 void rte_comch_pmd_client_failed(struct rte_comch_client *cli, int err);
 
-/** Report a lost connection (peer gone without closing: -ECONNRESET, or
- * protocol violation: -EPROTO) from a poll op. At most once per
- * connection, and not after rte_comch_pmd_conn_closed(). */
+/** Report a lost connection (peer gone without closing: -ECONNRESET,
+ * protocol violation: -EPROTO, or a resource of this process that ran
+ * out: -ENOMEM, -EMFILE) from a poll op. At most once per connection,
+ * and not after rte_comch_pmd_conn_closed(). */
 __rte_internal
 void rte_comch_pmd_conn_lost(struct rte_comch_conn *conn, int err);
 
@@ -515,65 +598,53 @@ void rte_comch_pmd_conn_lost(struct rte_comch_conn *conn, int err);
 __rte_internal
 void rte_comch_pmd_conn_closed(struct rte_comch_conn *conn);
 
-/** Report a consumer the peer created or destroyed on @p conn (from a poll
- * op of the connection's server or client). */
-__rte_internal
-void rte_comch_pmd_consumer_event(struct rte_comch_conn *conn,
-		uint32_t consumer_id, enum rte_comch_consumer_event event);
-
 /**
- * This process's view of a device, by id (also in a secondary process).
- *
- * @param dev_id
- *   Device identifier.
- * @return
- *   The device, or NULL if none is attached with that id.
- */
-__rte_internal
-struct rte_comch_dev *rte_comch_pmd_dev(int16_t dev_id);
-
-/** Largest driver payload of a request or reply between processes. */
-#define RTE_COMCH_PMD_MP_DATA_MAX 192
-/** Most fds one such request or reply carries. */
-#define RTE_COMCH_PMD_MP_FDS 4
-
-/**
- * Secondary process: send a driver request to the primary process, whose
- * driver's mp_request op answers it, about @p conn (attached by this
- * process) and at most one producer or consumer this process owns.
+ * Report a consumer the peer announced on @p conn (from a poll op of the
+ * connection's server or client, in the primary). The library checks the
+ * id (not 0, its slot free), has remote_add map it in this process,
+ * keeps duplicates of the fds of @p x for secondary processes, publishes
+ * it (struct rte_comch_remote) and runs the consumer event.
  *
  * @param conn
- *   An attached connection.
- * @param cons
- *   A consumer of this process on @p conn, or NULL.
- * @param prod
- *   A producer of this process on @p conn, or NULL.
- * @param req
- *   Request bytes.
- * @param req_len
- *   Their number, at most RTE_COMCH_PMD_MP_DATA_MAX.
- * @param fds
- *   Fds to send with it (not closed).
- * @param nb_fds
- *   Their number, at most RTE_COMCH_PMD_MP_FDS.
- * @param[out] rep
- *   Receives the reply bytes (room for RTE_COMCH_PMD_MP_DATA_MAX).
- * @param[out] rep_len
- *   Receives their number.
- * @param[out] rep_fds
- *   Receives the fds sent back (room for RTE_COMCH_PMD_MP_FDS); the caller
- *   owns them.
- * @param[out] nb_rep_fds
- *   Receives their number.
+ *   The connection.
+ * @param id
+ *   The consumer id the peer gave.
+ * @param x
+ *   What describes it (fds lent for the call), as the peer sent it.
+ * @param[out] why
+ *   On -EPROTO, what is wrong with what the peer sent.
+ * @param why_len
+ *   Size of @p why.
  * @return
- *   0 or the driver's negative errno; -ENODEV when the primary is gone or
- *   does not answer; -EINVAL on bad arguments.
+ *   0; -EPROTO (the peer's fault: refuse the connection); -ENOMEM,
+ *   -EMFILE (this process's).
  */
 __rte_internal
-int rte_comch_pmd_mp_request(struct rte_comch_conn *conn,
-		struct rte_comch_consumer *cons, struct rte_comch_producer *prod,
-		const void *req, size_t req_len, const int *fds, int nb_fds,
-		void *rep, size_t *rep_len, int *rep_fds, int *nb_rep_fds);
+int rte_comch_pmd_remote_consumer_add(struct rte_comch_conn *conn,
+		uint32_t id, const struct rte_comch_pmd_xfer *x, char *why,
+		size_t why_len);
+
+/**
+ * Report a consumer the peer withdrew (from a poll op, in the primary):
+ * unpublished, remote_del called, the consumer event run.
+ *
+ * @return
+ *   0, or -ENOENT if the peer has no live consumer of that id (refuse the
+ *   connection).
+ */
+__rte_internal
+int rte_comch_pmd_remote_consumer_del(struct rte_comch_conn *conn,
+		uint32_t id);
+
+/**
+ * The producers of a connection, of every process, for producer_repair
+ * (the primary, with the connection's producers fixed: inside
+ * producer_repair). Calls @p fn for each until it returns non-zero;
+ * returns that value or 0.
+ */
+__rte_internal
+int rte_comch_pmd_conn_producers(struct rte_comch_conn *conn,
+		int (*fn)(struct rte_comch_producer *prod, void *arg), void *arg);
 
 #ifdef __cplusplus
 }

@@ -9,9 +9,10 @@
  *     mailbox's tx_cons (the server then receives and sends);
  *   - a consumer ring of ours the server's producer sends to: post_prod,
  *     claim and four posted-buffer descriptors (offset, length, sequence);
- *   - completion records for the server's consumer: len, imm_len,
- *     producer_id, abort_seq and done_seq of four slots (the server then
- *     polls, stops and drains).
+ *   - completion records for the server's consumer: len (0xffffffff:
+ *     aborted), imm_len, producer_id, the spare word (where abort_seq was,
+ *     before protocol version 5) and done_seq of four slots (the server
+ *     then polls, stops and drains).
  * Missing bytes read as zero. Then everything is torn down.
  */
 
@@ -116,7 +117,7 @@ posted_descriptors(struct evil *e, struct input *in)
 static void
 completion_records(struct evil *e, struct input *in)
 {
-	struct rte_comch_consumer_conf cc = { .nb_posts = 4, .imm_data_len = 16 };
+	struct rte_comch_consumer_conf cc = { .nb_posts = 4, .max_imm_len = 16 };
 	struct rte_comch_completion cpl[4];
 	struct rte_comch_consumer *cons;
 	struct rte_comch_mem *mem;
@@ -155,7 +156,7 @@ completion_records(struct evil *e, struct input *in)
 			slots[k].len = (uint32_t)take(in, 4);
 			slots[k].imm_len = (uint8_t)take(in, 1);
 			slots[k].producer_id = (uint16_t)take(in, 2);
-			slots[k].abort_seq = (uint32_t)take(in, 4);
+			slots[k].reserved2 = (uint32_t)take(in, 4);
 			__atomic_store_n(&slots[k].done_seq, (uint32_t)take(in, 4),
 					__ATOMIC_RELEASE);
 		}

@@ -3,7 +3,10 @@
  */
 
 /*
- * comch_shm probe, devargs and device-level ops.
+ * comch_shm: probe, devargs and device-level ops. The primary process
+ * parses the devargs into the driver data every process shares and owns
+ * the link (it listens, on the DPU); a secondary process checks its copy
+ * of that data and takes the device as it is.
  *
  *   --vdev=comch_shm0,role=dpu[,path=DIR][,functions=[pf0,pf0vf1]]
  *   --vdev=comch_shm1,role=host[,path=DIR][,function=pf0vf1]
@@ -24,14 +27,10 @@
 #include <rte_kvargs.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
-#include <rte_memzone.h>
 #include <rte_string_fns.h>
 
 #include "comch_shm_priv.h"
 
-/* Default: what a user must act on (NOTICE and above); routine events
- * (connects, clean closes, retries) are DEBUG, the rest INFO. */
-RTE_LOG_REGISTER(comch_shm_logtype, pmd.comch.shm, NOTICE);
 
 #define SHM_ARG_ROLE      "role"
 #define SHM_ARG_PATH      "path"
@@ -70,7 +69,7 @@ static const struct {
 	{ SHM_ARG_HANDSHAKE_MS, offsetof(struct shm_quota, handshake_ms), false,
 	  1, 600000 },
 	{ SHM_ARG_MAX_CONSUMERS, offsetof(struct shm_quota, max_consumers),
-	  false, 1, COMCH_MAX_FP_OBJECTS },
+	  false, 1, RTE_COMCH_MAX_FP_OBJECTS },
 	{ SHM_ARG_MAX_MAP_MB, offsetof(struct shm_quota, max_map), true,
 	  1, 1048576 },
 };
@@ -118,7 +117,7 @@ shm_function_name_valid(const char *s)
 }
 
 static int
-shm_add_function(const char *devname, struct shm_devargs *da, const char *key,
+shm_add_function(const char *devname, struct shm_config *da, const char *key,
 		const char *name, size_t len)
 {
 	char buf[SHM_FUNC_NAME_MAX];
@@ -154,7 +153,7 @@ shm_add_function(const char *devname, struct shm_devargs *da, const char *key,
 
 /* functions=pf0 or functions=[pf0,pf0vf1] (DPDK list syntax). */
 static int
-shm_parse_functions(const char *devname, struct shm_devargs *da,
+shm_parse_functions(const char *devname, struct shm_config *da,
 		const char *value)
 {
 	size_t len = strlen(value);
@@ -215,7 +214,7 @@ shm_parse_quota(const char *devname, struct shm_quota *q, const char *key,
 }
 
 int
-shm_parse_devargs(const char *devname, const char *args, struct shm_devargs *da)
+shm_parse_devargs(const char *devname, const char *args, struct shm_config *da)
 {
 	struct rte_kvargs *kv;
 	unsigned int i, j;
@@ -331,8 +330,6 @@ shm_parse_devargs(const char *devname, const char *args, struct shm_devargs *da)
 	return 0;
 }
 
-static void shm_cfg_free(struct rte_comch_dev *cdev);
-
 /* ------------------------------------------------------------ dev ops */
 
 static int
@@ -341,7 +338,7 @@ shm_info_get(const struct rte_comch_dev *cdev, struct rte_comch_dev_info *info)
 	const struct shm_dev *sd = cdev->process_private;
 	struct rte_comch_caps *c = &info->caps;
 
-	c->flags = (sd->role == RTE_COMCH_ROLE_DPU ?
+	c->flags = (sd->cfg.role == RTE_COMCH_ROLE_DPU ?
 		RTE_COMCH_CAPA_SERVER : RTE_COMCH_CAPA_CLIENT) |
 		RTE_COMCH_CAPA_PRODUCER | RTE_COMCH_CAPA_CONSUMER;
 	c->max_name_len = SHM_NAME_MAX;
@@ -349,27 +346,29 @@ shm_info_get(const struct rte_comch_dev *cdev, struct rte_comch_dev_info *info)
 	c->default_msg_size = SHM_DEFAULT_MSG_SIZE;
 	c->max_recv_queue_len = SHM_MAX_RECV_QUEUE_LEN;
 	c->default_recv_queue_len = SHM_DEFAULT_RECV_QUEUE_LEN;
-	c->max_clients = 0;
-	c->max_send_tasks = UINT16_MAX; /* per burst; sends complete at once */
-	c->max_post_tasks = SHM_MAX_POSTS;
+	/* A server serves one function: at most its connections quota. */
+	c->max_clients = sd->cfg.role == RTE_COMCH_ROLE_DPU ?
+		sd->cfg.quota.max_conns : 0;
+	c->max_send_burst = UINT16_MAX; /* a whole burst; done at return */
+	c->max_posts = SHM_MAX_POSTS;
 	c->max_buf_size = SHM_MAX_BUF_SIZE;
-	c->max_imm_data_len = SHM_MAX_IMM;
-	c->max_consumers = COMCH_MAX_FP_OBJECTS;
-	c->max_producers = COMCH_MAX_FP_OBJECTS;
+	c->max_imm_len = SHM_MAX_IMM;
+	c->max_consumers = RTE_COMCH_MAX_FP_OBJECTS;
+	c->max_producers = RTE_COMCH_MAX_FP_OBJECTS;
 	c->max_mem_size = SHM_MAX_MEM_SIZE;
-	info->nb_reps = sd->nb_reps;
+	info->nb_functions = sd->nb_functions;
 	return 0;
 }
 
 static int
-shm_rep_name(const struct rte_comch_dev *cdev, uint16_t rep_id, char *buf,
+shm_function_name(const struct rte_comch_dev *cdev, uint16_t function_id, char *buf,
 		size_t size)
 {
 	const struct shm_dev *sd = cdev->process_private;
 
-	if (rep_id >= sd->nb_reps)
+	if (function_id >= sd->nb_functions)
 		return -EINVAL;
-	if (rte_strscpy(buf, sd->reps[rep_id].name, size) < 0)
+	if (rte_strscpy(buf, sd->functions[function_id].name, size) < 0)
 		return -ENOSPC;
 	return 0;
 }
@@ -378,36 +377,28 @@ static int
 shm_dev_close(struct rte_comch_dev *cdev)
 {
 	struct shm_dev *sd = cdev->process_private;
-	struct shm_view *v;
 	uint16_t i;
 
 	if (sd == NULL)
 		return 0;
-	/* A secondary that did not detach: its views go with the device
-	 * (the fast-path table no longer reaches them). */
-	while ((v = TAILQ_FIRST(&sd->views)) != NULL) {
-		TAILQ_REMOVE(&sd->views, v, next);
-		shm_view_free(v);
-	}
+	/* What producers of this process mapped goes with the device (the
+	 * fast-path table no longer reaches them). */
+	shm_views_free(sd);
 	pthread_mutex_destroy(&sd->views_lock);
-	for (i = 0; i < sd->nb_reps; i++) {
-		if (!TAILQ_EMPTY(&sd->reps[i].servers))
+	for (i = 0; i < sd->nb_functions; i++) {
+		if (!TAILQ_EMPTY(&sd->functions[i].servers))
 			SHM_LOG(WARNING, "%s: closing with servers on %s still created; destroy them first",
-				cdev->data->dev_name, sd->reps[i].name);
-		if (sd->role == RTE_COMCH_ROLE_DPU &&
-		    rte_eal_process_type() == RTE_PROC_PRIMARY)
-			shm_rep_close(&sd->reps[i]);
+				cdev->data->dev_name, sd->functions[i].name);
+		shm_function_close(&sd->functions[i]);
 	}
 	free(sd);
 	cdev->process_private = NULL;
-	if (rte_eal_process_type() == RTE_PROC_PRIMARY)
-		shm_cfg_free(cdev);
 	return 0;
 }
 
 static const struct rte_comch_dev_ops shm_dev_ops = {
 	.info_get = shm_info_get,
-	.rep_name = shm_rep_name,
+	.function_name = shm_function_name,
 	.dev_close = shm_dev_close,
 	.server_create = shm_server_create,
 	.server_destroy = shm_server_destroy,
@@ -429,20 +420,17 @@ static const struct rte_comch_dev_ops shm_dev_ops = {
 	.consumer_start = shm_consumer_start,
 	.consumer_stop = shm_consumer_stop,
 	.consumer_destroy = shm_consumer_destroy,
+	.consumer_announce = shm_consumer_announce,
+	.consumer_withdraw = shm_consumer_withdraw,
 	.producer_create = shm_producer_create,
 	.producer_start = shm_producer_start,
 	.producer_stop = shm_producer_stop,
 	.producer_destroy = shm_producer_destroy,
-	.conn_remote_consumers = shm_conn_remote_consumers,
 	.fp_stats = shm_fp_stats,
-	.consumer_reclaim = shm_consumer_reclaim,
-	.producer_reclaim = shm_producer_reclaim,
-	.fp_release = shm_fp_release,
-	.mp_request = shm_mp_request,
-	.conn_detach = shm_conn_detach,
+	.remote_add = shm_remote_add,
+	.remote_del = shm_remote_del,
+	.producer_repair = shm_producer_repair,
 	.conn_orphan = shm_conn_orphan,
-	.producer_priv_size = sizeof(struct shm_producer),
-	.consumer_priv_size = sizeof(struct shm_consumer),
 	.fp_send = shm_fp_send,
 	.fp_sendv = shm_fp_sendv,
 	.fp_post = shm_fp_post,
@@ -451,73 +439,16 @@ static const struct rte_comch_dev_ops shm_dev_ops = {
 
 /* -------------------------------------------------------- probe/remove */
 
-/*
- * The parsed devargs are kept in a memzone per device (no pointers in it),
- * because a secondary process gets the primary's vdevs by name only: it
- * attaches to the shared device data and reads the configuration from
- * there. The primary owns the link (sockets, interrupt handlers).
- */
-static void
-shm_cfg_name(char *buf, size_t size, int16_t dev_id)
-{
-	snprintf(buf, size, "comch_shm_cfg_%d", dev_id);
-}
-
-static int
-shm_cfg_publish(struct rte_comch_dev *cdev, const struct shm_devargs *da)
-{
-	const struct rte_memzone *mz;
-	char mzname[RTE_MEMZONE_NAMESIZE];
-
-	shm_cfg_name(mzname, sizeof(mzname), cdev->data->dev_id);
-	mz = rte_memzone_lookup(mzname);
-	if (mz == NULL)
-		mz = rte_memzone_reserve(mzname, sizeof(*da), SOCKET_ID_ANY, 0);
-	if (mz == NULL)
-		return -rte_errno;
-	memcpy(mz->addr, da, sizeof(*da));
-	return 0;
-}
-
-static int
-shm_cfg_fetch(struct rte_comch_dev *cdev, struct shm_devargs *da)
-{
-	const struct rte_memzone *mz;
-	char mzname[RTE_MEMZONE_NAMESIZE];
-
-	shm_cfg_name(mzname, sizeof(mzname), cdev->data->dev_id);
-	mz = rte_memzone_lookup(mzname);
-	if (mz == NULL)
-		return -ENODEV;
-	memcpy(da, mz->addr, sizeof(*da));
-	/* Shared memory: check what we copied as we would devargs. */
-	if ((da->role != RTE_COMCH_ROLE_DPU && da->role != RTE_COMCH_ROLE_HOST) ||
-	    da->nb_functions == 0 || da->nb_functions > SHM_MAX_FUNCTIONS ||
-	    memchr(da->path, '\0', sizeof(da->path)) == NULL)
-		return -EINVAL;
-	return 0;
-}
-
-static void
-shm_cfg_free(struct rte_comch_dev *cdev)
-{
-	char mzname[RTE_MEMZONE_NAMESIZE];
-
-	shm_cfg_name(mzname, sizeof(mzname), cdev->data->dev_id);
-	rte_memzone_free(rte_memzone_lookup(mzname));
-}
-
 /* Say what the quotas allow, and warn when the fds they allow do not fit
  * in this process's limit (a host could then make the DPU run out of fds:
  * refused cleanly, but refused). */
 static void
 shm_quota_report(const struct shm_dev *sd)
 {
-	const struct shm_quota *q = &sd->quota;
-	/* per function: pending sockets, connection sockets, and two fds
-	 * kept per host consumer (for secondary processes) */
-	uint64_t fds = (uint64_t)sd->nb_reps * (q->max_pending +
-		(uint64_t)q->max_conns * (1 + 2 * (uint64_t)q->max_consumers));
+	const struct shm_quota *q = &sd->cfg.quota;
+	/* per function: pending sockets and connection sockets */
+	uint64_t fds = (uint64_t)sd->nb_functions * (q->max_pending +
+		(uint64_t)q->max_conns);
 	struct rlimit rl;
 
 	SHM_LOG(INFO, "%s: quotas per function: %u connections, %u handshakes (%u ms each), %u host consumers and %" PRIu64 " MiB of their memory per connection",
@@ -525,104 +456,137 @@ shm_quota_report(const struct shm_dev *sd)
 		q->handshake_ms, q->max_consumers, q->max_map >> 20);
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    fds + 256 > rl.rlim_cur)
-		SHM_LOG(WARNING, "%s: the quotas allow hosts %" PRIu64 " fds but this process may open %" PRIu64 " in all (ulimit -n); raise it or lower max_conns, max_consumers or max_pending",
+		SHM_LOG(WARNING, "%s: the quotas allow hosts %" PRIu64 " fds but this process may open %" PRIu64 " in all (ulimit -n); raise it or lower max_conns or max_pending",
 			sd->cdev->data->dev_name, fds, (uint64_t)rl.rlim_cur);
 }
+
+/* This process's state of a device, from its checked configuration. */
+static int
+shm_dev_setup(struct rte_comch_dev *cdev, struct rte_vdev_device *vdev,
+		const struct shm_config *cfg)
+{
+	struct shm_dev *sd;
+	uint16_t i;
+
+	/* Per-process state (fds, interrupt handles): process memory. */
+	sd = calloc(1, sizeof(*sd));
+	if (sd == NULL)
+		return -ENOMEM;
+	sd->cdev = cdev;
+	sd->cfg = *cfg;
+	/* Every process that may hold producers registers for the barriers
+	 * that reclaim the peer's consumers' mappings (comch_shm_peer.c). */
+	shm_membarrier_init();
+	pthread_mutex_init(&sd->views_lock, NULL);
+	TAILQ_INIT(&sd->views);
+	sd->nb_functions = cfg->nb_functions;
+	sd->sock_check_cycles = rte_get_tsc_hz() / 1000000 * SHM_SOCK_CHECK_US;
+	for (i = 0; i < sd->nb_functions; i++) {
+		struct shm_function *func = &sd->functions[i];
+
+		rte_strscpy(func->name, cfg->functions[i], sizeof(func->name));
+		/* Length checked by shm_parse_devargs(). */
+		strcpy(func->sock_path, cfg->path);
+		strcat(func->sock_path, "/");
+		strcat(func->sock_path, func->name);
+		strcat(func->sock_path, SHM_SOCK_SUFFIX);
+		func->listen_fd = -1;
+		func->spare_fd = -1;
+		func->dev = sd;
+		rte_spinlock_init(&func->lock);
+		rte_spinlock_init(&func->refusals.lock);
+		TAILQ_INIT(&func->servers);
+		TAILQ_INIT(&func->pending);
+	}
+	cdev->device = &vdev->device;
+	cdev->process_private = sd;
+	cdev->dev_ops = &shm_dev_ops;
+	return 0;
+}
+
+/* The primary: parse the devargs into the shared driver data, set the
+ * device up and, on the DPU, listen. */
+static int
+shm_create(struct rte_comch_dev *cdev, void *arg)
+{
+	struct rte_vdev_device *vdev = arg;
+	const char *name = rte_vdev_device_name(vdev);
+	struct shm_config *cfg = cdev->data->dev_private;
+	struct shm_dev *sd;
+	uint16_t i;
+	int ret;
+
+	ret = shm_parse_devargs(name, rte_vdev_device_args(vdev), cfg);
+	if (ret < 0)
+		return ret;
+	cdev->data->role = (uint8_t)cfg->role;
+	ret = shm_dev_setup(cdev, vdev, cfg);
+	if (ret < 0)
+		return ret;
+	sd = cdev->process_private;
+	if (cfg->role == RTE_COMCH_ROLE_DPU) {
+		for (i = 0; i < sd->nb_functions; i++) {
+			ret = shm_function_listen(&sd->functions[i]);
+			if (ret < 0)
+				return ret; /* shm_dev_close() undoes it */
+		}
+		shm_quota_report(sd);
+	}
+	SHM_LOG(INFO, "%s: role %s, %u function(s) from %s, sockets in %s",
+		name, cfg->role == RTE_COMCH_ROLE_DPU ? "dpu" : "host",
+		sd->nb_functions, sd->functions[0].name, cfg->path);
+	return 0;
+}
+
+/* A secondary: the primary's configuration, checked as devargs would be
+ * (it is shared memory). */
+static int
+shm_attach(struct rte_comch_dev *cdev, void *arg)
+{
+	struct rte_vdev_device *vdev = arg;
+	const char *name = rte_vdev_device_name(vdev);
+	struct shm_config cfg;
+	uint16_t i;
+	int ret;
+
+	memcpy(&cfg, cdev->data->dev_private, sizeof(cfg));
+	ret = (cfg.role == RTE_COMCH_ROLE_DPU ||
+	       cfg.role == RTE_COMCH_ROLE_HOST) && cfg.nb_functions != 0 &&
+		cfg.nb_functions <= SHM_MAX_FUNCTIONS &&
+		memchr(cfg.path, '\0', sizeof(cfg.path)) != NULL ? 0 : -EINVAL;
+	for (i = 0; ret == 0 && i < cfg.nb_functions; i++)
+		if (memchr(cfg.functions[i], '\0', SHM_FUNC_NAME_MAX) == NULL ||
+		    !shm_function_name_valid(cfg.functions[i]) ||
+		    strlen(cfg.path) + 1 + strlen(cfg.functions[i]) +
+		    strlen(SHM_SOCK_SUFFIX) >=
+		    sizeof(((struct sockaddr_un *)0)->sun_path))
+			ret = -EINVAL;
+	if (ret < 0) {
+		SHM_PROBE_ERR(name, "the primary process's configuration of the device does not hold");
+		return ret;
+	}
+	ret = shm_dev_setup(cdev, vdev, &cfg);
+	if (ret == 0)
+		SHM_LOG(INFO, "%s: role %s, attached to the primary process's device",
+			name, cfg.role == RTE_COMCH_ROLE_DPU ? "dpu" : "host");
+	return ret;
+}
+
+static const struct rte_comch_pmd_probe_ops shm_probe_ops = {
+	.create = shm_create,
+	.attach = shm_attach,
+};
 
 static int
 shm_probe(struct rte_vdev_device *vdev)
 {
-	const char *name = rte_vdev_device_name(vdev);
-	bool primary = rte_eal_process_type() == RTE_PROC_PRIMARY;
-	struct shm_devargs da;
-	struct rte_comch_dev *cdev;
-	struct shm_dev *sd;
-	int numa, ret;
-	uint16_t i;
+	int numa = vdev->device.numa_node;
 
-	if (primary) {
-		ret = shm_parse_devargs(name, rte_vdev_device_args(vdev), &da);
-		if (ret < 0)
-			return ret;
-	}
-	numa = vdev->device.numa_node;
 	if (numa < 0)
 		numa = (int)rte_socket_id();
-	cdev = rte_comch_pmd_allocate(name, numa);
-	if (cdev == NULL)
-		return -rte_errno;
-	ret = primary ? shm_cfg_publish(cdev, &da) : shm_cfg_fetch(cdev, &da);
-	if (ret < 0) {
-		SHM_PROBE_ERR(name, "cannot %s the device configuration: %s",
-			primary ? "share" : "read the primary's",
-			rte_strerror(-ret));
-		rte_comch_pmd_release(cdev);
-		return ret;
-	}
-	/* Per-process state (fds, interrupt handles): process memory. */
-	sd = calloc(1, sizeof(*sd));
-	if (sd == NULL) {
-		if (primary)
-			shm_cfg_free(cdev);
-		rte_comch_pmd_release(cdev);
-		return -ENOMEM;
-	}
-	sd->cdev = cdev;
-	/* Every process that may hold producers registers for the barriers
-	 * that reclaim the peer's consumers' mappings (struct shm_view). */
-	shm_membarrier_init();
-	pthread_mutex_init(&sd->views_lock, NULL);
-	TAILQ_INIT(&sd->views);
-	sd->role = (enum rte_comch_role)da.role;
-	sd->quota = da.quota;
-	rte_strscpy(sd->path, da.path, sizeof(sd->path));
-	sd->nb_reps = da.nb_functions;
-	sd->sock_check_cycles = rte_get_tsc_hz() / 1000000 * SHM_SOCK_CHECK_US;
-	for (i = 0; i < sd->nb_reps; i++) {
-		struct shm_rep *rep = &sd->reps[i];
-
-		rte_strscpy(rep->name, da.functions[i], sizeof(rep->name));
-		/* Length checked by shm_parse_devargs(). */
-		strcpy(rep->sock_path, da.path);
-		strcat(rep->sock_path, "/");
-		strcat(rep->sock_path, rep->name);
-		strcat(rep->sock_path, SHM_SOCK_SUFFIX);
-		rep->listen_fd = -1;
-		rep->spare_fd = -1;
-		rep->dev = sd;
-		rte_spinlock_init(&rep->lock);
-		rte_spinlock_init(&rep->refusals.lock);
-		TAILQ_INIT(&rep->servers);
-		TAILQ_INIT(&rep->pending);
-	}
-	cdev->device = &vdev->device;
-	cdev->process_private = sd;
-	cdev->data->role = (uint8_t)da.role;
-
-	if (sd->role == RTE_COMCH_ROLE_DPU &&
-	    rte_eal_process_type() == RTE_PROC_PRIMARY) {
-		for (i = 0; i < sd->nb_reps; i++) {
-			ret = shm_rep_listen(&sd->reps[i]);
-			if (ret < 0) {
-				sd->nb_reps = i;
-				goto err;
-			}
-		}
-	}
-	if (sd->role == RTE_COMCH_ROLE_DPU && primary)
-		shm_quota_report(sd);
-	cdev->dev_ops = &shm_dev_ops;
-	rte_comch_pmd_probing_finish(cdev);
-	SHM_LOG(INFO, "%s: role %s, %u function(s) from %s, sockets in %s%s",
-		name, sd->role == RTE_COMCH_ROLE_DPU ? "dpu" : "host",
-		sd->nb_reps, sd->reps[0].name, sd->path,
-		rte_eal_process_type() == RTE_PROC_PRIMARY ? "" :
-		" (secondary process: attached to the primary's device)");
-	return 0;
-err:
-	shm_dev_close(cdev);
-	rte_comch_pmd_release(cdev);
-	return ret;
+	return rte_comch_pmd_probe(rte_vdev_device_name(vdev), numa,
+			sizeof(struct shm_config), sizeof(struct shm_producer),
+			sizeof(struct shm_consumer), &shm_probe_ops, vdev);
 }
 
 static int

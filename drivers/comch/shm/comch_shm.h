@@ -17,7 +17,7 @@
  *   function it serves; socket file permissions stand in for the PCIe
  *   isolation of a real BlueField. A host client connects to the socket of
  *   the function its device is attached as, so it can only ever reach
- *   servers of that rep.
+ *   servers of that function.
  *
  *     client                                   DPU
  *       HELLO(server name, max_msg_size,  ---->  EAL interrupt thread routes
@@ -31,7 +31,12 @@
  *   (CONSUMER_ADD/DEL, below), BYE (the peer closes the connection on
  *   purpose) and liveness: EOF without BYE = the peer died; anything else
  *   = protocol violation. Messages never cross it. Protocol version 4
- *   added BYE (version 3 added abort_seq).
+ *   added BYE; version 5 replaced abort_seq by an aborted completion.
+ *
+ *   The protocol describes the host/DPU link only. Which process of a
+ *   side owns a producer or a consumer is that side's business: a side
+ *   with secondary processes speaks through its primary, which alone
+ *   holds the socket (the library carries what crosses its processes).
  *
  * Mailbox (one memfd per side per connection, sealed against resizing):
  *
@@ -60,9 +65,9 @@
  * Fast path (see doc/guides/drivers/comch_shm.md, "Fast path"):
  *
  *   A consumer's side creates a consumer ring (memfd) and announces it with
- *   CONSUMER_ADD(id, nb_posts, imm_len, ring_size, mem_size) + 2 fds (the
- *   ring and the registered memory); CONSUMER_DEL(id) withdraws it. The
- *   peer's producers map both.
+ *   CONSUMER_ADD(id, nb_posts, max_imm_len, ring_size, mem_size) + 2 fds
+ *   (the ring and the registered memory); CONSUMER_DEL(id) withdraws it.
+ *   The peer's producers map both.
  *
  *     0    post_prod  consumer: buffers posted so far (release)
  *     64   claim      producers: buffers taken so far (CAS; the consumer
@@ -73,17 +78,20 @@
  *   producer reads post_prod (acquire), peeks the slots it wants and checks
  *   post_seq, offset and length against its private copy of the memory
  *   size, claims them with one CAS on claim, copies each payload into the
- *   registered memory at buf_off, writes {len, producer_id, imm} and then
- *   done_seq = index + 1 (release). The consumer returns slots in order as
- *   their done_seq turns to index + 1, checking len and imm_len against its
- *   private copy of what it posted and accepts.
+ *   registered memory at buf_off, writes {producer_id, imm_len, imm} and
+ *   then the completion word {done_seq = index + 1, len} in one 64-bit
+ *   store (release). The consumer returns slots in order as their done_seq
+ *   turns to index + 1, checking len and imm_len against its private copy
+ *   of what it posted and accepts.
  *
- *   A producer that dies between its claim and its last done_seq (a
- *   secondary process of the producing side, SIGKILLed) would leave holes
- *   that stall the consumer for good. Its side repairs them (see
- *   shm_producer_reclaim()) by writing abort_seq = index + 1 into each
- *   hole; the consumer returns such a slot unfilled (-ECANCELED), in
- *   order. Protocol version 3 added abort_seq.
+ *   A transfer the producing side claimed and cannot complete is aborted:
+ *   its completion word says done_seq = index + 1, len = SHM_LEN_ABORTED,
+ *   and the consumer returns that buffer unfilled (-ECANCELED), in order.
+ *   The consumer needs to know nothing about why (in comch_shm: a
+ *   producer's process died in the middle of a send, and the primary of
+ *   the producing side finished the send for it; see comch_shm_peer.c).
+ *   The abort is written with a compare-and-swap on the completion word,
+ *   so it can never overwrite a real completion.
  */
 
 #include <stddef.h>
@@ -94,7 +102,7 @@
 #define SHM_DRIVER_NAME comch_shm
 
 #define SHM_PROTO_MAGIC   UINT32_C(0x48434d43) /* "CMCH" */
-#define SHM_PROTO_VERSION 4
+#define SHM_PROTO_VERSION 5
 
 /** Server name storage in protocol messages (NUL included). */
 #define SHM_NAME_MAX 64
@@ -152,7 +160,7 @@ struct shm_msg_reject {
 struct shm_msg_consumer {
 	uint32_t consumer_id;
 	uint32_t nb_posts;    /**< Buffers posted at most at once. */
-	uint32_t imm_len;     /**< Immediate data accepted. */
+	uint32_t max_imm_len; /**< Immediate data accepted per message. */
 	uint32_t reserved;
 	uint64_t ring_size;   /**< Size of the consumer ring memfd. */
 	uint64_t mem_size;    /**< Size of the registered memory memfd. */
@@ -170,33 +178,6 @@ struct shm_msg {
 		struct shm_msg_consumer consumer;
 		uint8_t raw[248];
 	};
-};
-
-/*
- * Between a secondary process and the primary (over the library's
- * rte_comch_pmd_mp_request(), at most RTE_COMCH_PMD_MP_DATA_MAX bytes):
- * a consumer of the secondary announced or withdrawn through the
- * primary's link socket, and the fds of the peer's consumers.
- */
-enum shm_mp_op {
-	SHM_MP_ANNOUNCE = 1,   /**< consumer + ring and memory fds */
-	SHM_MP_WITHDRAW = 2,   /**< consumer */
-	SHM_MP_REMOTE_GET = 3, /**< the peer's consumer consumer_id */
-};
-
-struct shm_mp_req {
-	uint32_t op;           /**< enum shm_mp_op */
-	uint32_t consumer_id;  /**< SHM_MP_REMOTE_GET */
-	uint64_t mem_size;     /**< SHM_MP_ANNOUNCE: of the memory fd */
-};
-
-struct shm_mp_rep {
-	uint32_t gen;          /**< SHM_MP_REMOTE_GET: its generation */
-	uint32_t nb_posts;
-	uint32_t imm_len;
-	uint32_t reserved;
-	uint64_t ring_size;
-	uint64_t mem_size;
 };
 
 /** Mailbox header: every field written by the peer only. */
@@ -230,21 +211,39 @@ struct shm_cons_hdr {
 	uint8_t reserved[2 * RTE_CACHE_LINE_MIN_SIZE];
 };
 
+/** The completion word of a posted buffer: written by a producer in one
+ * 64-bit store (or compare-and-swap, to abort). */
+union shm_cpl {
+	uint64_t word;
+	struct {
+		uint32_t done_seq;  /**< index + 1 once complete. */
+		uint32_t len;       /**< Bytes written, or SHM_LEN_ABORTED. */
+	};
+};
+
+/** len of a transfer the producing side aborted: no payload. */
+#define SHM_LEN_ABORTED UINT32_MAX
+
 /** One posted buffer, one cache line. */
 struct shm_post_slot {
 	/* Written by the consumer when posting. */
 	uint64_t buf_off;
 	uint32_t buf_len;
 	uint32_t post_seq;
-	/* Written by the producer that claimed it; done_seq last. */
-	uint32_t done_seq;
-	uint32_t len;
+	/* Written by the producer that claimed it: the completion word
+	 * last. */
+	union {
+		uint64_t cpl;         /**< union shm_cpl, as one word. */
+		struct {
+			uint32_t done_seq;
+			uint32_t len;
+		};
+	};
 	uint16_t producer_id;
 	uint8_t imm_len;
 	uint8_t reserved;
 	uint8_t imm[SHM_MAX_IMM];
-	/* Written by the producing side only to give up a claimed slot. */
-	uint32_t abort_seq;
+	uint32_t reserved2;
 };
 
 /** Private geometry of one control ring, derived from negotiated values. */
@@ -266,7 +265,13 @@ shm_protocol_checks(void)
 			 4096);
 	RTE_BUILD_BUG_ON(sizeof(struct shm_cons_hdr) != 256);
 	RTE_BUILD_BUG_ON(sizeof(struct shm_post_slot) != 64);
-	RTE_BUILD_BUG_ON(offsetof(struct shm_post_slot, abort_seq) != 60);
+	RTE_BUILD_BUG_ON(offsetof(struct shm_post_slot, cpl) != 16);
+	RTE_BUILD_BUG_ON(offsetof(struct shm_post_slot, done_seq) !=
+			 offsetof(struct shm_post_slot, cpl) +
+			 offsetof(union shm_cpl, done_seq));
+	RTE_BUILD_BUG_ON(offsetof(struct shm_post_slot, len) !=
+			 offsetof(struct shm_post_slot, cpl) +
+			 offsetof(union shm_cpl, len));
 }
 
 #endif /* COMCH_SHM_H */

@@ -5,7 +5,24 @@
 #ifndef COMCH_SHM_PRIV_H
 #define COMCH_SHM_PRIV_H
 
-/* Per-process state of the comch_shm driver (not shared, holds fds). */
+/*
+ * comch_shm's internal declarations, by file. Each file is one concern
+ * (see doc/guides/prog_guide/comch_design.md); a file calls only those
+ * listed below it:
+ *
+ *   comch_shm.c          probe, devargs, device ops, the ops table
+ *   comch_shm_session.c  servers, clients, handshakes, connections
+ *   comch_shm_queue.c    our registered memory, consumers and producers
+ *   comch_shm_peer.c     the peer's consumers: announcing ours,
+ *                        validating and mapping theirs, views,
+ *                        reclamation, finishing a dead producer's send
+ *   comch_shm_listen.c   the DPU's listening sockets: accept, HELLO,
+ *                        routing, handshake quotas, the link folder
+ *   comch_shm_link.c     the link socket: protocol messages and fds,
+ *                        memfds, the outbox, refusing a connection
+ *   comch_shm_rxtx.c     the message path: control rings and fast path
+ *                        (the only file whose speed matters)
+ */
 
 #include <errno.h>
 #include <limits.h>
@@ -39,6 +56,24 @@ extern int comch_shm_logtype;
  * Messages never wait for this: they travel through the mailboxes. */
 #define SHM_SOCK_CHECK_US 50
 
+/** How long a stopping consumer waits for the buffers the peer's
+ * producers claimed to be filled (ms); then the peer broke the rules. */
+#define SHM_STOP_GRACE_MS 2000
+
+/** Bytes of private copies one receive call delivers at most (at least
+ * one message of the largest size). */
+#define SHM_RX_ARENA 16384
+
+/** Most fds one protocol message carries (CONSUMER_ADD). */
+#define SHM_MSG_FDS_MAX 2
+
+struct shm_dev;
+struct shm_function;
+struct shm_server;
+struct shm_conn;
+struct shm_view;
+
+/* ------------------------------------------------ comch_shm.c: devices */
 
 /*
  * Quotas of a DPU device, per host function it serves (devargs, DPU role).
@@ -62,10 +97,23 @@ struct shm_quota {
 #define SHM_DEFAULT_MAX_CONSUMERS 16
 #define SHM_DEFAULT_MAX_MAP_MB 4096
 
-struct shm_dev;
-struct shm_server;
+/** A device's configuration: its devargs, parsed by the primary into the
+ * driver data every process shares (dev->data->dev_private); a secondary
+ * checks its copy as it would devargs. */
+struct shm_config {
+	int role;                 /**< enum rte_comch_role, -1 if absent. */
+	char path[PATH_MAX];
+	uint16_t nb_functions;
+	char functions[SHM_MAX_FUNCTIONS][SHM_FUNC_NAME_MAX];
+	bool have_functions;      /**< functions= given. */
+	bool have_function;       /**< function= given. */
+	bool have_quota;          /**< A quota devarg was given. */
+	struct shm_quota quota;   /**< DPU role. */
+};
 
-#define SHM_MSG_FDS_MAX_ 2
+bool shm_function_name_valid(const char *s);
+int shm_parse_devargs(const char *devname, const char *args,
+		struct shm_config *cfg);
 
 /*
  * Log lines about what peers do (refusals, broken connections) are
@@ -79,18 +127,13 @@ struct shm_ratelimit {
 	uint32_t in_window;
 	uint32_t suppressed;
 };
-/* Whether one more line may go out now (and, first, say how many were
- * left out in the last window). */
-bool shm_ratelimit_ok(struct shm_ratelimit *rl, const char *what);
-struct shm_view;
-TAILQ_HEAD(shm_view_list, shm_view);
 
 /** A socket accepted on a DPU function: first waiting for HELLO (owned by
- * the interrupt thread, on rep->pending), then waiting in a server's inbox
+ * the interrupt thread, on func->pending), then waiting in a server's inbox
  * for that server's poll (owned by the server's lcore once taken). */
 struct shm_pending {
 	TAILQ_ENTRY(shm_pending) next;
-	struct shm_rep *rep;
+	struct shm_function *func;
 	int sock;
 	int mailbox_fd;
 	uint64_t deadline;        /**< TSC: HELLO must have come by then. */
@@ -99,8 +142,9 @@ struct shm_pending {
 };
 TAILQ_HEAD(shm_pending_list, shm_pending);
 
-/** One host function served by a DPU device. */
-struct shm_rep {
+/** One host function of a device: on the DPU, one it serves (listening,
+ * in the process that owns the link); on the host, the one it is. */
+struct shm_function {
 	char name[SHM_FUNC_NAME_MAX];
 	char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	int listen_fd;
@@ -124,27 +168,30 @@ struct shm_rep {
 	bool closing;                 /**< Under lock: device closing. */
 };
 
-/** Driver state of one device in this process. */
+TAILQ_HEAD(shm_view_list, shm_view);
+
+/** Driver state of one device in this process (process memory). */
 struct shm_dev {
 	struct rte_comch_dev *cdev;
-	enum rte_comch_role role;
-	struct shm_quota quota;       /**< DPU role. */
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	uint16_t nb_reps;
-	struct shm_rep reps[SHM_MAX_FUNCTIONS];
+	struct shm_config cfg;        /**< Private copy, checked. */
+	uint16_t nb_functions;
+	struct shm_function functions[SHM_MAX_FUNCTIONS];
 	uint64_t sock_check_cycles;
-	/* Secondary: this process's views of attached connections. */
+	/* This process's views of the peer's consumers, one per connection
+	 * its producers use (comch_shm_peer.c). */
 	pthread_mutex_t views_lock;
 	struct shm_view_list views;
 };
 
+/* ------------------------------------------- comch_shm_session.c */
+
 /** Driver state of a server (srv->drv). */
 struct shm_server {
-	TAILQ_ENTRY(shm_server) next; /**< In rep->servers, under rep->lock. */
+	TAILQ_ENTRY(shm_server) next; /**< In func->servers, under func->lock. */
 	struct rte_comch_server *srv;
-	struct shm_rep *rep;
-	bool accepting;               /**< Under rep->lock. */
-	struct shm_pending_list inbox; /**< Under rep->lock. */
+	struct shm_function *func;
+	bool accepting;               /**< Under func->lock. */
+	struct shm_pending_list inbox; /**< Under func->lock. */
 	uint32_t inbox_len;           /**< Read without the lock as a hint. */
 	int epfd;                     /**< Sockets of established connections. */
 	uint64_t next_check;          /**< TSC of the next socket check. */
@@ -159,13 +206,34 @@ struct shm_client {
 	uint64_t next_check;      /**< TSC of the next socket check. */
 };
 
-/** How long a stopping consumer waits for the buffers the peer's
- * producers claimed to be filled (ms); then the peer broke the rules. */
-#define SHM_STOP_GRACE_MS 2000
+int shm_server_create(struct rte_comch_dev *cdev, struct rte_comch_server *srv);
+void shm_server_destroy(struct rte_comch_dev *cdev, struct rte_comch_server *srv);
+int shm_server_start(struct rte_comch_dev *cdev, struct rte_comch_server *srv);
+int shm_server_stop(struct rte_comch_dev *cdev, struct rte_comch_server *srv);
+int shm_server_poll(struct rte_comch_dev *cdev, struct rte_comch_server *srv);
+int shm_client_create(struct rte_comch_dev *cdev, struct rte_comch_client *cli);
+void shm_client_destroy(struct rte_comch_dev *cdev, struct rte_comch_client *cli);
+int shm_client_start(struct rte_comch_dev *cdev, struct rte_comch_client *cli);
+void shm_client_abort(struct rte_comch_dev *cdev, struct rte_comch_client *cli);
+int shm_client_poll(struct rte_comch_dev *cdev, struct rte_comch_client *cli);
+void shm_conn_close(struct rte_comch_dev *cdev, struct rte_comch_conn *conn);
+void shm_conn_orphan(struct rte_comch_dev *cdev, struct rte_comch_conn *conn);
 
-/** Bytes of private copies one receive call delivers at most (at least
- * one message of the largest size). */
-#define SHM_RX_ARENA 16384
+/* ------------------------------------------- comch_shm_listen.c */
+
+int shm_function_listen(struct shm_function *func);
+void shm_function_close(struct shm_function *func);
+void shm_pending_free(struct shm_pending *p);
+/* Refuse a client on @p func: REJECT(@p err, reason), the reason logged at
+ * @p level (rate-limited per function from NOTICE up). */
+void shm_function_refuse(struct shm_function *func, int sock, int level, int err,
+		const char *fmt, ...) __rte_format_printf(5, 6);
+/* The link folder and a socket in it: this user's, closed to others. */
+int shm_dir_check(const char *path, char *why, size_t why_len);
+int shm_sock_file_check(const char *path, bool strict, char *why,
+		size_t why_len);
+
+/* ------------------------------------------- comch_shm_link.c */
 
 /*
  * Messages for the link socket that the peer has not taken yet (it reads
@@ -178,11 +246,68 @@ struct shm_client {
 struct shm_outbox_entry {
 	STAILQ_ENTRY(shm_outbox_entry) next;
 	struct shm_msg msg;
-	int fds[SHM_MSG_FDS_MAX_];
+	int fds[SHM_MSG_FDS_MAX];
 	int nfds;
 };
 STAILQ_HEAD(shm_outbox, shm_outbox_entry);
-#define SHM_OUTBOX_MAX (2 * COMCH_MAX_FP_OBJECTS + 16)
+#define SHM_OUTBOX_MAX (2 * RTE_COMCH_MAX_FP_OBJECTS + 16)
+
+/* Private geometry of a control ring, and the size of a consumer ring,
+ * from the negotiated values. */
+void shm_ring_geom_init(struct shm_ring_geom *g, uint32_t depth,
+		uint32_t max_msg);
+size_t shm_cons_ring_size(uint32_t depth);
+/* A memfd of @p size sealed against resizing, mapped read-write (on
+ * @p socket_id unless SOCKET_ID_ANY). */
+/** fds the driver leaves free for the rest of the process (see
+ * shm_fd_headroom()). */
+#define SHM_FD_HEADROOM 16
+bool shm_fd_headroom(void);
+int shm_memfd_create(const char *tag, size_t size, int socket_id, int *fd,
+		void **base);
+/* Map a region the peer sent: a memfd of exactly @p size, sealed against
+ * resizing; else -EPROTO with the reason in @p why (the peer's fault), or
+ * another negative errno (this process's: out of memory). */
+int shm_map_sealed(int fd, uint64_t size, void **base, char *why,
+		size_t why_len);
+/* The checks of shm_map_sealed() without mapping. */
+int shm_fd_check(int fd, uint64_t size, char *why, size_t why_len);
+void shm_msg_init(struct shm_msg *msg, enum shm_msg_type type);
+int shm_msg_send(int sock, const struct shm_msg *msg, int fd);
+int shm_msg_send_fds(int sock, const struct shm_msg *msg, const int *fds,
+		int nfds);
+int shm_msg_recv(int sock, struct shm_msg *msg, int fds[SHM_MSG_FDS_MAX],
+		int *nfds);
+void shm_send_reject(int sock, int err, const char *fmt, ...)
+	__rte_format_printf(3, 4);
+/* Close a link socket without resetting the peer (drains it first). */
+void shm_sock_close(int sock);
+/* Queue @p msg (with duplicates of @p fds) for the peer on the link
+ * socket, after what is queued already; sent now if nothing waits and the
+ * socket has room. 0, -ECONNRESET (the connection is down or the peer
+ * stopped reading: it is broken now), -ENOMEM/-EMFILE. With
+ * sc->outbox_lock held (it also guards the counts of our announced
+ * consumers). */
+int shm_conn_post_locked(struct shm_conn *sc, const struct shm_msg *msg,
+		const int *fds, int nfds);
+/* Send what the outbox holds as far as the peer reads (the polling
+ * lcore); drop it all with @p drop (the connection closes). */
+void shm_conn_flush(struct shm_conn *sc, bool drop);
+/* The peer sent what the protocol forbids: log why (once) and break the
+ * connection (the next poll reports it). */
+void shm_conn_refuse(struct shm_conn *sc, const char *fmt, ...)
+	__rte_format_printf(2, 3);
+/* This process ran out of @p what (negative errno @p err) following the
+ * peer: log so, not blaming the peer, and close the connection. */
+void shm_conn_fail_local(struct shm_conn *sc, int err, const char *what);
+/* Whether one more line may go out now (and, first, say how many were
+ * left out in the last window). */
+bool shm_ratelimit_ok(struct shm_ratelimit *rl, const char *what);
+/* Text a peer chose, made printable for a log (in place, NUL forced). */
+void shm_sanitize(char *s, size_t size);
+const char *shm_dev_name(const struct rte_comch_conn *conn);
+
+/* ----------------------------------------- connections (shared) */
 
 /** A mapped mailbox. */
 struct shm_map {
@@ -191,71 +316,22 @@ struct shm_map {
 };
 
 /*
- * The peer's consumers, as producers see them.
- *
- * The primary learns of them on the link socket (CONSUMER_ADD/DEL, handled
- * by the connection's polling lcore), maps them, keeps their fds for
- * secondaries, and publishes each one's generation in sc->remote_gen[]
- * (shared): the number of the incarnation alive under that id, 0 if none.
- * Every process keeps its own view (struct shm_view, process memory) of
- * the mappings; the primary's is filled as the peer announces, a
- * secondary's when it lists the peer's consumers
- * (rte_comch_conn_remote_consumers()) and asks the primary for the fds. A
- * producer may use an entry only if its generation is the published one.
- *
- * Reclamation: an entry the peer withdrew (or a secondary saw replaced) is
- * unpublished and put on the view's retired list; it is freed by
- * shm_view_reap() once no producer can be using it. A producer announces
- * the consumer id it sends to in its hazard word (shm_fp_send()) before it
- * looks the entry up, and clears it when the send returns. The reaper
- * unpublishes first, then runs membarrier() (so every producer thread has
- * passed a full barrier: either its hazard is visible now, or its lookup
- * comes after the unpublishing and finds nothing), then frees the retired
- * entries no hazard names. The producer pays one plain store each way, no
- * fence. A secondary reaps its view against its own producers
- * (MEMBARRIER_CMD_PRIVATE_EXPEDITED); the primary against the producers of
- * every process on the connection (MEMBARRIER_CMD_GLOBAL_EXPEDITED; every
- * process registers for it at probe), dead ones included: a producer that
- * died in a send keeps its hazard, so the primary keeps the mapping it
- * needs to repair that producer's claims, until its reclaim frees it.
- * Where membarrier() cannot be registered, producers fence after storing
- * their hazard instead (shm_producer.fence).
+ * A producer's hazard word (struct shm_conn.hazard[producer id]): while it
+ * sends, SHM_HAZARD_BUSY | send number << 32 | the consumer id it sends
+ * to; 0 between sends. Written by the producer's lcore (release), read by
+ * every process: the reclamation of the peer's consumers' mappings keeps
+ * what a hazard names, and the primary, finishing the send of a producer
+ * whose process died, waits until each live producer that was sending to
+ * the same consumer moved on (its word changed). One cache line each: two
+ * producers never write one line.
  */
-struct shm_remote_cons {
-	/* Read by producers. */
-	struct shm_cons_hdr *hdr;
-	struct shm_post_slot *slots;
-	uint8_t *mem;
-	uint64_t mem_size;   /**< Private copy: bounds every write. */
-	uint32_t depth;      /**< Private copy of nb_posts. */
-	uint32_t mask;
-	uint32_t imm_max;
-	uint32_t id;
-	uint32_t gen;        /**< Incarnation mapped here. */
-	/* Cold. */
-	int ring_fd;         /**< Primary: kept while alive, for secondaries. */
-	int mem_fd;
-	size_t ring_map_size;
-	TAILQ_ENTRY(shm_remote_cons) next; /**< In the retired list. */
-};
-TAILQ_HEAD(shm_remote_cons_list, shm_remote_cons);
-
-struct shm_producer;
-
-/** One process's map of the peer's consumers on a connection. */
-struct shm_view {
-	/* By slot (COMCH_CONSUMER_SLOT). Read by producers (acquire),
-	 * written under lock (release). */
-	struct shm_remote_cons *remote[COMCH_MAX_FP_OBJECTS];
-	pthread_mutex_t lock;        /**< remote[] changes, retired, prods. */
-	struct shm_remote_cons_list retired;
-	uint32_t nb_retired;         /**< Read without the lock as a hint. */
-	uint64_t next_reap;          /**< Primary: TSC of the next periodic reap. */
-	/* Secondary: this process's producers on the connection. */
-	struct shm_producer *prods[COMCH_MAX_FP_OBJECTS];
-	uint32_t nb_prods;
-	struct rte_comch_conn *conn;
-	TAILQ_ENTRY(shm_view) next;  /**< Secondary: in shm_dev's list. */
+#define SHM_HAZARD_BUSY RTE_BIT64(63)
+#define SHM_HAZARD_ID(w) ((uint32_t)(w))
+#define SHM_HAZARD_NAMES(w, id) (((w) & SHM_HAZARD_BUSY) && \
+	SHM_HAZARD_ID(w) == (id))
+struct shm_hazard {
+	uint64_t word;
+	uint8_t pad[RTE_CACHE_LINE_MIN_SIZE - sizeof(uint64_t)];
 };
 
 /** Driver state of a connection (conn->drv, shared memory). Everything
@@ -288,8 +364,7 @@ struct shm_conn {
 	struct shm_map remote_map;
 	struct rte_comch_conn *conn;
 	struct shm_server *server; /**< NULL on the host side. */
-	struct shm_view *view;     /**< The primary's view. */
-	uint32_t next_gen;         /**< Generation counter. */
+	struct shm_view *view;     /**< The link owner's view (pinned). */
 	/* Quotas (see struct shm_quota). Server side: what the host may
 	 * announce; client side: what the DPU allows us (from ACCEPT). */
 	uint32_t max_peer_consumers;  /**< Server side. */
@@ -300,21 +375,14 @@ struct shm_conn {
 	uint64_t max_own_map;
 	uint32_t nb_own_consumers;    /**< Announced, and their bytes. */
 	uint64_t own_map;
-	/* The link socket's outbox (primary; lock: the polling lcore and
-	 * the mp thread announcing for secondaries; it also guards
-	 * nb_own_consumers and own_map). */
+	/* The link socket's outbox (lock: the polling lcore, and the
+	 * primary's multi-process thread announcing for secondaries; it
+	 * also guards nb_own_consumers and own_map). */
 	rte_spinlock_t outbox_lock;
 	struct shm_outbox outbox;
 	uint32_t outbox_len;
-	/* Shared, per slot (COMCH_CONSUMER_SLOT): generation of the peer's
-	 * live consumer, 0 if none (written by the polling lcore, release,
-	 * after its id). */
-	uint32_t remote_gen[COMCH_MAX_FP_OBJECTS];
-	uint32_t remote_id[COMCH_MAX_FP_OBJECTS];
-	/* Shared: the highest consumer id the peer announced so far (its
-	 * ids increase), so a send to an id above it is "not announced
-	 * yet", not "gone" (written by the polling lcore). */
-	uint32_t remote_max_id;
+	/* Shared: one per producer id, of every process. */
+	struct shm_hazard hazard[RTE_COMCH_MAX_FP_OBJECTS] __rte_cache_aligned;
 };
 
 /* Lost (peer gone, primary gone) or broken (the peer broke the rules):
@@ -345,6 +413,48 @@ shm_conn_break(struct shm_conn *sc, enum shm_broken_why why)
 	__atomic_store_n(&sc->broken, -EPROTO, __ATOMIC_RELAXED);
 }
 
+/* ---------------------------------- fast-path objects (shared) */
+
+/*
+ * The peer's consumers, as this process's producers see them: a view per
+ * connection (process memory, comch_shm_peer.c), holding a mapping of
+ * each of the peer's consumers the library told this process about
+ * (remote_add), valid while its incarnation is the one the library
+ * publishes (conn->remote.gen[slot]).
+ */
+struct shm_remote_cons {
+	/* Read by producers. */
+	struct shm_cons_hdr *hdr;
+	struct shm_post_slot *slots;
+	uint8_t *mem;
+	uint64_t mem_size;   /**< Private copy: bounds every write. */
+	uint32_t depth;      /**< Private copy of nb_posts. */
+	uint32_t mask;
+	uint32_t max_imm_len;
+	uint32_t id;
+	uint32_t gen;        /**< Incarnation mapped here. */
+	/* Cold. */
+	size_t ring_map_size;
+	TAILQ_ENTRY(shm_remote_cons) next; /**< In the retired list. */
+};
+TAILQ_HEAD(shm_remote_cons_list, shm_remote_cons);
+
+/** One process's map of the peer's consumers on a connection. */
+struct shm_view {
+	/* By slot (RTE_COMCH_CONSUMER_SLOT). Read by producers (acquire),
+	 * written under lock (release). */
+	struct shm_remote_cons *remote[RTE_COMCH_MAX_FP_OBJECTS];
+	pthread_mutex_t lock;        /**< remote[], retired, counts. */
+	struct shm_remote_cons_list retired;
+	uint32_t nb_live;            /**< Entries in remote[]. */
+	uint32_t nb_retired;         /**< Read without the lock as a hint. */
+	uint32_t nb_prods;           /**< This process's producers using it. */
+	bool pinned;                 /**< The link owner's: freed at close. */
+	uint64_t next_reap;          /**< TSC of the next periodic reap. */
+	struct rte_comch_conn *conn;
+	TAILQ_ENTRY(shm_view) next;  /**< In shm_dev's list. */
+};
+
 /** First member of a producer and a consumer: what went through it
  * (written by the owning lcore only; read by telemetry). */
 struct shm_fp_counters {
@@ -352,33 +462,17 @@ struct shm_fp_counters {
 	uint64_t bytes;
 };
 
-/*
- * A producer's claim record: which consumer slots it is taking or filling
- * (shm_fp_send() writes it before each claim and clears it on return).
- * One 64-bit word, so the primary reads a consistent one at any time:
- * busy, consumer slot (COMCH_CONSUMER_SLOT), claim size - 1, low 18 bits of the consumer's
- * generation, first index.
- */
-#define SHM_CLAIM_BUSY RTE_BIT64(63)
-#define SHM_CLAIM_GEN_MASK ((UINT32_C(1) << 18) - 1)
-#define SHM_CLAIM_REC(slot, k, gen, lo) (SHM_CLAIM_BUSY | \
-	((uint64_t)(slot) << 55) | ((uint64_t)((k) - 1) << 50) | \
-	((uint64_t)((gen) & SHM_CLAIM_GEN_MASK) << 32) | (uint64_t)(lo))
-#define SHM_CLAIM_SLOT(rec) ((uint32_t)((rec) >> 55) & 0xff)
-#define SHM_CLAIM_K(rec) (((uint32_t)((rec) >> 50) & 0x1f) + 1)
-#define SHM_CLAIM_GEN(rec) ((uint32_t)((rec) >> 32) & SHM_CLAIM_GEN_MASK)
-#define SHM_CLAIM_LO(rec) ((uint32_t)(rec))
-
-/** A producer's hazard word: the id of the consumer it is sending to. */
-#define SHM_HAZARD_BUSY RTE_BIT64(63)
+struct shm_repair;
 
 /** Driver state of a producer (prod->fp.drv, shared memory). */
 struct shm_producer {
 	struct shm_fp_counters cnt;    /* first */
-	uint64_t claim_rec;            /**< Shared: see SHM_CLAIM_REC. */
-	uint64_t hazard;               /**< Shared: see struct shm_view. */
 	struct shm_conn *sc;
+	const struct rte_comch_remote *pub; /**< What the library publishes. */
+	uint64_t *hazard;              /**< &sc->hazard[id].word */
 	struct shm_view *view;         /**< Owner process only. */
+	struct shm_repair *repair;     /**< Primary only: a dead owner's. */
+	uint32_t sends;                /**< Send number, for the hazard. */
 	uint16_t id;
 	bool running;
 	bool fence;                    /**< No membarrier(): fence instead. */
@@ -392,7 +486,7 @@ struct shm_consumer {
 	struct shm_post_slot *slots;
 	uint32_t mask;
 	uint32_t depth;
-	uint32_t imm_max;
+	uint32_t max_imm_len;
 	uint32_t post_idx;             /**< Next index to post. */
 	uint32_t cons_idx;             /**< Next index to complete. */
 	bool running;
@@ -421,90 +515,74 @@ struct shm_mem {
 	int fd;
 };
 
-
-/** Parsed devargs (comch_shm.c). */
-struct shm_devargs {
-	struct shm_quota quota;   /**< DPU role. */
-	bool have_quota;          /**< A quota devarg was given. */
-	int role;                 /**< enum rte_comch_role, -1 if absent. */
-	char path[PATH_MAX];
-	uint16_t nb_functions;
-	char functions[SHM_MAX_FUNCTIONS][SHM_FUNC_NAME_MAX];
-	bool have_functions;      /**< functions= given. */
-	bool have_function;       /**< function= given. */
+/* What a consumer's announcement carries (struct rte_comch_pmd_xfer):
+ * fds[0] the ring, fds[1] the memory; val[] as below. */
+enum shm_xfer_val {
+	SHM_XFER_NB_POSTS,
+	SHM_XFER_MAX_IMM_LEN,
+	SHM_XFER_RING_SIZE,
+	SHM_XFER_MEM_SIZE,
 };
 
-/* comch_shm.c */
-bool shm_function_name_valid(const char *s);
-int shm_parse_devargs(const char *devname, const char *args,
-		struct shm_devargs *da);
+/* ------------------------------------------- comch_shm_queue.c */
 
-/* comch_shm_socket.c */
-void shm_ring_geom_init(struct shm_ring_geom *g, uint32_t depth,
-		uint32_t max_msg);
-/* A memfd of @p size sealed against resizing, mapped read-write. */
-int shm_memfd_create(const char *tag, size_t size, int *fd, void **base);
-/* Map a region the peer sent: a regular file of exactly @p size, sealed
- * against resizing; else -EPROTO with the reason in @p why. */
-int shm_map_sealed(int fd, uint64_t size, void **base, char *why,
-		size_t why_len);
-/* The checks of shm_map_sealed() without mapping. */
-int shm_fd_check(int fd, uint64_t size, char *why, size_t why_len);
-/* Most fds one protocol message carries (CONSUMER_ADD). */
-#define SHM_MSG_FDS_MAX SHM_MSG_FDS_MAX_
-int shm_msg_send(int sock, const struct shm_msg *msg, int fd);
-int shm_msg_send_fds(int sock, const struct shm_msg *msg, const int *fds,
-		int nfds);
-int shm_msg_recv(int sock, struct shm_msg *msg, int fds[SHM_MSG_FDS_MAX],
-		int *nfds);
-/* Queue @p msg (with duplicates of @p fds) for the peer on the link
- * socket, after what is queued already; sent now if nothing waits and the
- * socket has room. 0, -ECONNRESET (the connection is down or the peer
- * stopped reading: it is broken now), -ENOMEM/-EMFILE. Any thread of the
- * primary. */
-int shm_conn_post(struct shm_conn *sc, const struct shm_msg *msg,
-		const int *fds, int nfds);
-/* The same with sc->outbox_lock held (it also guards the counts of our
- * announced consumers). */
-int shm_conn_post_locked(struct shm_conn *sc, const struct shm_msg *msg,
-		const int *fds, int nfds);
-/* Send what the outbox holds as far as the peer reads (the polling
- * lcore); drop it all with @p drop (the connection closes). */
-void shm_conn_flush(struct shm_conn *sc, bool drop);
-void shm_msg_init(struct shm_msg *msg, enum shm_msg_type type);
-void shm_send_reject(int sock, int err, const char *fmt, ...)
-	__rte_format_printf(3, 4);
-/* Close a link socket without resetting the peer (drains it first). */
-void shm_sock_close(int sock);
-int shm_rep_listen(struct shm_rep *rep);
-/* Refuse a client on @p rep: REJECT(@p err, reason), the reason logged at
- * @p level (rate-limited per function from NOTICE up). */
-void shm_rep_refuse(struct shm_rep *rep, int sock, int level, int err,
-		const char *fmt, ...) __rte_format_printf(5, 6);
-/* Text a peer chose, made printable for a log (in place, NUL forced). */
-void shm_sanitize(char *s, size_t size);
-/* The link folder and a socket in it: this user's, closed to others. */
-int shm_dir_check(const char *path, char *why, size_t why_len);
-int shm_sock_file_check(const char *path, bool strict, char *why,
-		size_t why_len);
-void shm_rep_close(struct shm_rep *rep);
-void shm_pending_free(struct shm_pending *p);
-
-/* comch_shm_fp.c */
 int shm_mem_create(struct rte_comch_dev *cdev, struct rte_comch_mem *mem);
 void shm_mem_destroy(struct rte_comch_dev *cdev, struct rte_comch_mem *mem);
 int shm_consumer_create(struct rte_comch_dev *cdev, struct rte_comch_consumer *cons);
-int shm_consumer_start(struct rte_comch_dev *cdev, struct rte_comch_consumer *cons);
+int shm_consumer_start(struct rte_comch_dev *cdev, struct rte_comch_consumer *cons,
+		struct rte_comch_pmd_xfer *announce);
 int shm_consumer_stop(struct rte_comch_dev *cdev, struct rte_comch_consumer *cons);
 int shm_consumer_destroy(struct rte_comch_dev *cdev, struct rte_comch_consumer *cons);
 int shm_producer_create(struct rte_comch_dev *cdev, struct rte_comch_producer *prod);
 int shm_producer_start(struct rte_comch_dev *cdev, struct rte_comch_producer *prod);
 int shm_producer_stop(struct rte_comch_dev *cdev, struct rte_comch_producer *prod);
 int shm_producer_destroy(struct rte_comch_dev *cdev, struct rte_comch_producer *prod);
-int shm_conn_remote_consumers(struct rte_comch_conn *conn, uint32_t *ids,
-		uint32_t nb_ids);
 void shm_fp_stats(struct rte_comch_dev *cdev, void *fp_drv, uint64_t *msgs,
 		uint64_t *bytes);
+
+/* ------------------------------------------- comch_shm_peer.c */
+
+int shm_consumer_announce(struct rte_comch_dev *cdev,
+		struct rte_comch_conn *conn, struct rte_comch_consumer *cons,
+		const struct rte_comch_pmd_xfer *x);
+void shm_consumer_withdraw(struct rte_comch_dev *cdev,
+		struct rte_comch_conn *conn, struct rte_comch_consumer *cons);
+int shm_remote_add(struct rte_comch_dev *cdev, struct rte_comch_conn *conn,
+		uint32_t id, uint32_t gen, const struct rte_comch_pmd_xfer *x,
+		char *why, size_t why_len);
+void shm_remote_del(struct rte_comch_dev *cdev, struct rte_comch_conn *conn,
+		uint32_t id);
+int shm_producer_repair(struct rte_comch_dev *cdev,
+		struct rte_comch_producer *prod);
+/* CONSUMER_ADD or CONSUMER_DEL from the peer (the connection's polling
+ * lcore): 0, or < 0 with the connection refused or failed (logged). */
+int shm_peer_consumer_msg(struct shm_conn *sc, const struct shm_msg *msg,
+		const int *fds, int nfds);
+/* This process's view of @p conn, created when @p create; a producer
+ * holds it (shm_view_hold/release). */
+struct shm_view *shm_view_hold(struct shm_dev *sd, struct rte_comch_conn *conn);
+void shm_view_release(struct shm_dev *sd, struct shm_view *v);
+/* The link owner's view of a new connection (pinned: freed by
+ * shm_view_unpin() when the connection closes); NULL out of memory. */
+struct shm_view *shm_view_pin(struct shm_dev *sd, struct rte_comch_conn *conn);
+void shm_view_unpin(struct shm_dev *sd, struct shm_view *v);
+/* Free every view of the device (it closes). */
+void shm_views_free(struct shm_dev *sd);
+/* Free the retired mappings no producer is sending to; at most once a
+ * millisecond when @p now is not 0 (from a poll). */
+void shm_view_reap_tick(struct shm_view *v, uint64_t now);
+/* Register this process for the barriers the reclamation uses (once per
+ * process); false if it cannot (producers fence then). */
+bool shm_membarrier_init(void);
+
+/* ------------------------------------------- comch_shm_rxtx.c */
+
+/* Give the slots of the last burst received back to the peer. */
+void shm_conn_confirm(struct shm_conn *sc);
+int shm_msg_send_op(struct rte_comch_conn *conn, const void *data, uint32_t len);
+int shm_msg_recv_burst(struct rte_comch_conn *conn, struct rte_comch_msg *msgs,
+		uint16_t nb_msgs);
+uint64_t shm_conn_in_flight(struct rte_comch_conn *conn);
 int shm_fp_send(void *producer, uint32_t consumer_id,
 		const struct rte_comch_send_op *ops, uint16_t nb_ops);
 int shm_fp_sendv(void *producer, uint32_t consumer_id,
@@ -513,72 +591,5 @@ int shm_fp_post(void *consumer, void * const *bufs, const uint32_t *lens,
 		uint16_t nb_bufs);
 int shm_fp_poll(void *consumer, struct rte_comch_completion *cpl,
 		uint16_t nb_cpl);
-/* Handle CONSUMER_ADD/DEL from the peer (connection's polling lcore). */
-int shm_conn_consumer_msg(struct shm_conn *sc, const struct shm_msg *msg,
-		const int *fds, int nfds);
-/* The primary's view of a new connection, and freeing it at release. */
-struct shm_view *shm_view_create(struct rte_comch_conn *conn);
-void shm_view_free(struct shm_view *v);
-
-/* comch_shm_mp.c: multi-process */
-void shm_consumer_reclaim(struct rte_comch_dev *cdev,
-		struct rte_comch_consumer *cons);
-int shm_producer_reclaim(struct rte_comch_dev *cdev,
-		struct rte_comch_producer *prod);
-void shm_fp_release(struct rte_comch_dev *cdev, struct rte_comch_conn *conn);
-int shm_mp_request(struct rte_comch_dev *cdev, struct rte_comch_conn *conn,
-		struct rte_comch_consumer *cons, struct rte_comch_producer *prod,
-		const void *req, size_t req_len, const int *fds, int nb_fds,
-		void *rep, size_t *rep_len, int *rep_fds, int *nb_rep_fds);
-void shm_conn_detach(struct rte_comch_dev *cdev, struct rte_comch_conn *conn);
-void shm_conn_orphan(struct rte_comch_dev *cdev, struct rte_comch_conn *conn);
-/* Tell the peer about a consumer (CONSUMER_ADD with its ring and memory
- * fds) or that it is gone (CONSUMER_DEL), from the process that owns the
- * consumer: directly in the primary, through it in a secondary. */
-int shm_consumer_announce(struct rte_comch_consumer *cons, int ring_fd,
-		int mem_fd, uint64_t mem_size);
-void shm_consumer_withdraw(struct rte_comch_consumer *cons);
-/* This process's view of @p conn: the primary's, or a secondary's
- * (created when @p create). NULL if none (or out of memory). */
-struct shm_view *shm_view_get(struct rte_comch_dev *cdev,
-		struct rte_comch_conn *conn, bool create);
-/* Secondary: map the peer's live consumers into this process's view. */
-int shm_view_sync(struct rte_comch_dev *cdev, struct shm_view *v);
-/* Unpublish an entry of @p v and put it on the retired list (under
- * v->lock); shm_view_reap() frees it. */
-void shm_view_retire(struct shm_view *v, struct shm_remote_cons *r);
-/* Free the retired entries no producer can be using (under v->lock; in
- * the primary also under conn->fp_lock, taken first). */
-void shm_view_reap(struct shm_view *v);
-/* Register this process for the barriers shm_view_reap() uses (once per
- * process); false if it cannot (producers fence then). */
-bool shm_membarrier_init(void);
-void shm_remote_free(struct shm_remote_cons *r);
-/* Consumer ring size for @p depth posts. */
-size_t shm_cons_ring_size(uint32_t depth);
-
-/* comch_shm_ctrl.c */
-/* The peer sent what the protocol forbids: log why (once) and break the
- * connection (the next poll reports it). */
-void shm_conn_refuse(struct shm_conn *sc, const char *fmt, ...)
-	__rte_format_printf(2, 3);
-/* This process ran out of @p what (negative errno @p err) following the
- * peer: log so, not blaming the peer, and close the connection. */
-void shm_conn_fail_local(struct shm_conn *sc, int err, const char *what);
-int shm_server_create(struct rte_comch_dev *cdev, struct rte_comch_server *srv);
-void shm_server_destroy(struct rte_comch_dev *cdev, struct rte_comch_server *srv);
-int shm_server_start(struct rte_comch_dev *cdev, struct rte_comch_server *srv);
-int shm_server_stop(struct rte_comch_dev *cdev, struct rte_comch_server *srv);
-int shm_server_poll(struct rte_comch_dev *cdev, struct rte_comch_server *srv);
-int shm_client_create(struct rte_comch_dev *cdev, struct rte_comch_client *cli);
-void shm_client_destroy(struct rte_comch_dev *cdev, struct rte_comch_client *cli);
-int shm_client_start(struct rte_comch_dev *cdev, struct rte_comch_client *cli);
-void shm_client_abort(struct rte_comch_dev *cdev, struct rte_comch_client *cli);
-int shm_client_poll(struct rte_comch_dev *cdev, struct rte_comch_client *cli);
-void shm_conn_close(struct rte_comch_dev *cdev, struct rte_comch_conn *conn);
-int shm_msg_send_op(struct rte_comch_conn *conn, const void *data, uint32_t len);
-int shm_msg_recv_burst(struct rte_comch_conn *conn, struct rte_comch_msg *msgs,
-		uint16_t nb_msgs);
-uint64_t shm_conn_in_flight(struct rte_comch_conn *conn);
 
 #endif /* COMCH_SHM_PRIV_H */

@@ -240,10 +240,10 @@ ncm_check_comch(const char *name, struct ncm_port *port, int16_t *comch_id)
 	}
 	if (info.role == RTE_COMCH_ROLE_DPU) {
 		if (c->function[0] == '\0')
-			rte_comch_rep_name((int16_t)id, 0, c->function,
+			rte_comch_function_name((int16_t)id, 0, c->function,
 				sizeof(c->function));
-		if (rte_comch_rep_get_by_name((int16_t)id, c->function,
-				&port->rep_id) < 0) {
+		if (rte_comch_function_get_by_name((int16_t)id, c->function,
+				&port->function_id) < 0) {
 			NCM_LOG(ERR, "%s: %s=%s: comch device %s does not serve that host function (see its functions= devarg)",
 				name, NCM_ARG_FUNCTION, c->function, c->comch);
 			return -EINVAL;
@@ -266,14 +266,14 @@ ncm_check_comch(const char *name, struct ncm_port *port, int16_t *comch_id)
 			info.caps.max_buf_size);
 		return -EINVAL;
 	}
-	if (c->nb_bufs > info.caps.max_post_tasks) {
+	if (c->nb_bufs > info.caps.max_posts) {
 		NCM_LOG(ERR, "%s: %s=%u: comch device %s posts at most %u buffers per consumer",
 			name, NCM_ARG_BUFS, c->nb_bufs, c->comch,
-			info.caps.max_post_tasks);
+			info.caps.max_posts);
 		return -EINVAL;
 	}
 	port->max_queues = maxq;
-	port->max_posts = info.caps.max_post_tasks;
+	port->max_posts = info.caps.max_posts;
 	return 0;
 }
 

@@ -256,7 +256,7 @@ ncm_rx_create(struct ncm_proc *pp, uint16_t i, struct ncm_rxq *q,
 	struct ncm_lq *l = &pp->rxl[i];
 	uint32_t stride = RTE_ALIGN_CEIL(port->conf.buf_size, 64);
 	struct rte_comch_consumer_conf cc = { .nb_posts = q->nb_bufs,
-		.imm_data_len = 2 * NCM_FRAMES_PER_MSG };
+		.max_imm_len = 2 * NCM_FRAMES_PER_MSG };
 	struct rte_comch_consumer *cons = NULL;
 	struct rte_comch_mem *mem;
 	void *bufs[NCM_BURST];
@@ -1132,7 +1132,7 @@ ncm_ctrl_init(struct ncm_proc *pp)
 		pp->comch_id = (int16_t)rte_comch_get_dev_id_by_name(port->conf.comch);
 		if (port->role == RTE_COMCH_ROLE_DPU) {
 			struct rte_comch_server_conf sc = {
-				.rep_id = port->rep_id,
+				.function_id = port->function_id,
 				.name = port->conf.server,
 				.max_clients = 1,
 				.connect_cb = ncm_on_connect,

@@ -80,7 +80,7 @@ enum ncm_state {
 struct ncm_conf {
 	char comch[RTE_DEV_NAME_MAX_LEN]; /**< The comch device's name. */
 	char server[RTE_COMCH_NAME_MAX];
-	char function[RTE_COMCH_REP_NAME_MAX]; /**< DPU: the host function. */
+	char function[RTE_COMCH_FUNCTION_NAME_MAX]; /**< DPU: the host function. */
 	uint16_t nb_queues;
 	uint32_t buf_size;
 	uint32_t nb_bufs;
@@ -92,7 +92,7 @@ struct ncm_port {
 	struct ncm_conf conf;          /**< Read only after probe. */
 	uint16_t port_id;
 	uint8_t role;                  /**< enum rte_comch_role of the device. */
-	uint16_t rep_id;               /**< DPU: the rep of conf.function. */
+	uint16_t function_id;          /**< DPU: the id of conf.function. */
 	/* The comch device's limits, from probe. */
 	uint32_t max_queues;
 	uint32_t max_posts;

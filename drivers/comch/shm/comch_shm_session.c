@@ -3,22 +3,12 @@
  */
 
 /*
- * Servers, clients and connections of comch_shm, and the control message
- * rings. Everything here runs on the lcore that polls the object.
- *
- * Ring protocol (see comch_shm.h for the mailbox layout). For a message
- * from A to B, the ring lives in B's mailbox:
- *   A writes slot[n & mask] = {len, data}, then the slot's seq = n + 1
- *     (release);
- *   B polls the slot at its private index n: seq (acquire) must be
- *     exactly n + 1, else there is no message yet; it reads len once into
- *     a private copy and checks len <= max_msg; it looks at most depth
- *     slots ahead;
- *   B releases consumed slots by writing tx_cons = cons (release) into A's
- *     mailbox; A reads it from its own mailbox and checks it moved forward
- *     by no more than it sent.
- * A failed check marks the connection broken (-EPROTO): it is reported at
- * the next poll and every later send/receive returns -ECONNRESET.
+ * comch_shm: sessions. Servers and clients, the handshake that makes a
+ * connection (HELLO, ACCEPT or REJECT, the mailboxes), and a connection's
+ * life on the link socket once made: the peer's consumer announcements
+ * handed to comch_shm_peer.c, BYE, liveness, and reporting the
+ * connection lost or closed. Everything here runs on the lcore that polls
+ * the server or client, in the process that owns the link.
  */
 
 #include <errno.h>
@@ -36,127 +26,9 @@
 #include <rte_branch_prediction.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
-#include <rte_malloc.h>
 #include <rte_string_fns.h>
 
 #include "comch_shm_priv.h"
-
-static inline struct shm_ctrl_slot *
-shm_slot(struct shm_mailbox_hdr *mb, const struct shm_ring_geom *g,
-		uint32_t idx)
-{
-	return RTE_PTR_ADD(mb, sizeof(*mb) +
-			(size_t)(idx & g->mask) * g->slot_size);
-}
-
-/* ------------------------------------------------------------ the rings */
-
-/* Give the slots of the last burst received back to the peer. */
-static inline void
-shm_conn_confirm(struct shm_conn *sc)
-{
-	if (sc->rx_held == 0)
-		return;
-	sc->rx_cons += sc->rx_held;
-	sc->rx_held = 0;
-	__atomic_store_n(&sc->remote->tx_cons, sc->rx_cons, __ATOMIC_RELEASE);
-}
-
-int
-shm_msg_send_op(struct rte_comch_conn *conn, const void *data, uint32_t len)
-{
-	struct shm_conn *sc = conn->drv;
-	struct shm_ctrl_slot *slot;
-	uint32_t cons;
-
-	if (unlikely(__atomic_load_n(&sc->peer_gone, __ATOMIC_RELAXED) ||
-		     __atomic_load_n(&sc->broken, __ATOMIC_RELAXED)))
-		return -ECONNRESET;
-	if (sc->tx_prod - sc->tx_cons >= sc->tx.depth) {
-		cons = __atomic_load_n(&sc->local->tx_cons, __ATOMIC_ACQUIRE);
-		/* The peer may only move forward, and not past what we
-		 * produced. */
-		if (unlikely(cons - sc->tx_cons > sc->tx_prod - sc->tx_cons)) {
-			shm_conn_break(sc, SHM_BROKEN_CTRL_RING);
-			return -ECONNRESET;
-		}
-		sc->tx_cons = cons;
-		if (sc->tx_prod - cons >= sc->tx.depth)
-			return -EAGAIN;
-	}
-	slot = shm_slot(sc->remote, &sc->tx, sc->tx_prod);
-	slot->len = len;
-	if (len != 0)
-		memcpy(slot->data, data, len);
-	sc->tx_prod++;
-	/* Published by the sequence number in the slot itself: the receiver
-	 * polls one cache line, not an index and then the slot. */
-	__atomic_store_n(&slot->seq, sc->tx_prod, __ATOMIC_RELEASE);
-	return 0;
-}
-
-int
-shm_msg_recv_burst(struct rte_comch_conn *conn, struct rte_comch_msg *msgs,
-		uint16_t nb_msgs)
-{
-	struct shm_conn *sc = conn->drv;
-	const struct shm_ctrl_slot *slot;
-	uint32_t max, len, i, used = 0;
-
-	if (unlikely(sc->broken))
-		return -ECONNRESET;
-	/* The application is done with the last burst: confirm it. A
-	 * message counts as delivered (out of the sender's in-flight count)
-	 * only once the application called again, so a receiver killed
-	 * while it handles a burst never leaves the sender believing it was
-	 * handled. */
-	shm_conn_confirm(sc);
-	/* Message n sits in slot n & mask with seq n + 1. Whatever the peer
-	 * writes, at most depth slots from our private index are looked at,
-	 * and a slot whose seq is not exactly the expected one is simply not
-	 * a message (yet). Each message is copied once into private memory:
-	 * the peer may rewrite its slot at any time, and an application that
-	 * checks a message and reads it again must see the same bytes. */
-	max = RTE_MIN((uint32_t)nb_msgs, sc->rx.depth);
-	for (i = 0; i < max; i++) {
-		slot = shm_slot(sc->local, &sc->rx, sc->rx_cons + i);
-		if (__atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE) !=
-		    sc->rx_cons + i + 1)
-			break;
-		len = __atomic_load_n(&slot->len, __ATOMIC_RELAXED);
-		if (unlikely(len > sc->rx.max_msg)) {
-			shm_conn_break(sc, SHM_BROKEN_CTRL_RING);
-			break;
-		}
-		if (len > SHM_RX_ARENA - used)
-			break; /* the next call takes it */
-		if (len != 0)
-			memcpy(sc->rx_arena + used, slot->data, len);
-		msgs[i].data = sc->rx_arena + used;
-		msgs[i].len = len;
-		used += RTE_ALIGN_CEIL(len, 8);
-	}
-	sc->rx_held = i;
-	if (unlikely(i == 0 && (sc->broken || sc->peer_gone)))
-		return -ECONNRESET;
-	return (int)i;
-}
-
-/* Read from any thread (telemetry, the mp thread): reads only. What the
- * peer wrote counts only if it is plausible (no further than sent);
- * otherwise the last validated value does. */
-uint64_t
-shm_conn_in_flight(struct rte_comch_conn *conn)
-{
-	struct shm_conn *sc = conn->drv;
-	uint32_t prod = __atomic_load_n(&sc->tx_prod, __ATOMIC_RELAXED);
-	uint32_t known = __atomic_load_n(&sc->tx_cons, __ATOMIC_RELAXED);
-	uint32_t cons = __atomic_load_n(&sc->local->tx_cons, __ATOMIC_ACQUIRE);
-
-	if (cons - known > prod - known)
-		cons = known;
-	return prod - cons;
-}
 
 /* ---------------------------------------------------------- connections */
 
@@ -169,74 +41,6 @@ shm_conn_unmap(struct shm_conn *sc)
 		munmap(sc->remote_map.base, sc->remote_map.size);
 	sc->local_map.base = NULL;
 	sc->remote_map.base = NULL;
-}
-
-void
-shm_conn_close(struct rte_comch_dev *cdev __rte_unused,
-		struct rte_comch_conn *conn)
-{
-	struct shm_conn *sc = conn->drv;
-
-	/* Closing ends the application's use of the last burst. */
-	if (!sc->broken)
-		shm_conn_confirm(sc);
-	shm_conn_flush(sc, true);
-	if (sc->sock >= 0) {
-		if (sc->server != NULL)
-			epoll_ctl(sc->server->epfd, EPOLL_CTL_DEL, sc->sock,
-					NULL);
-		/* A clean close: the peer reports "closed", not "lost". If
-		 * the peer does not read its socket (it is full), it sees
-		 * only the end of file. */
-		if (!sc->lost_reported) {
-			struct shm_msg bye;
-
-			shm_msg_init(&bye, SHM_MSG_BYE);
-			shm_msg_send(sc->sock, &bye, -1);
-		}
-		shm_sock_close(sc->sock);
-		sc->sock = -1;
-	}
-	if (sc->server != NULL)
-		__atomic_fetch_sub(&sc->server->rep->nb_conns, 1,
-				__ATOMIC_RELAXED);
-	/* No producer or consumer is left (the library checked). */
-	shm_view_free(sc->view);
-	sc->view = NULL;
-	free(sc->rx_arena);
-	sc->rx_arena = NULL;
-	shm_conn_unmap(sc);
-}
-
-/* Fill a connection's driver state once both mailboxes are mapped:
- * 0, or -ENOMEM (nothing taken over). */
-static int
-shm_conn_init(struct shm_conn *sc, struct rte_comch_conn *conn, int sock,
-		const struct shm_ring_geom *rx, void *local,
-		const struct shm_ring_geom *tx, void *remote)
-{
-	sc->view = shm_view_create(conn);
-	sc->rx_arena = malloc(SHM_RX_ARENA);
-	if (sc->view == NULL || sc->rx_arena == NULL) {
-		shm_view_free(sc->view);
-		sc->view = NULL;
-		free(sc->rx_arena);
-		sc->rx_arena = NULL;
-		return -ENOMEM;
-	}
-	sc->conn = conn;
-	sc->sock = sock;
-	sc->rx = *rx;
-	sc->tx = *tx;
-	sc->local = local;
-	sc->remote = remote;
-	rte_spinlock_init(&sc->outbox_lock);
-	STAILQ_INIT(&sc->outbox);
-	sc->local_map.base = local;
-	sc->local_map.size = rx->mailbox_size;
-	sc->remote_map.base = remote;
-	sc->remote_map.size = tx->mailbox_size;
-	return 0;
 }
 
 static const char *
@@ -257,137 +61,81 @@ shm_broken_text(uint8_t why)
 }
 
 void
-shm_conn_refuse(struct shm_conn *sc, const char *fmt, ...)
+shm_conn_close(struct rte_comch_dev *cdev, struct rte_comch_conn *conn)
 {
-	char why[SHM_REASON_MAX];
-	va_list ap;
+	struct shm_conn *sc = conn->drv;
 
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	SHM_LOG(ERR, "%s: connection %u: malformed or unexpected message from the peer: %s; closing it",
-		rte_comch_pmd_dev(sc->conn->dev_id)->data->dev_name,
-		sc->conn->id, why);
-	shm_conn_break(sc, SHM_BROKEN_LOGGED);
+	/* Closing ends the application's use of the last burst. */
+	if (!sc->broken)
+		shm_conn_confirm(sc);
+	/* Broken by what the fast path found (a stopping consumer the peer
+	 * never filled, say) and closed before a poll reported it: the
+	 * peer is blamed all the same, and gets no BYE. */
+	if (sc->broken == -EPROTO && !sc->lost_reported &&
+	    sc->broken_why != SHM_BROKEN_LOGGED) {
+		SHM_LOG(ERR, "%s: connection %u: the peer broke the ring protocol (%s); closing it",
+			shm_dev_name(conn), conn->id,
+			shm_broken_text(sc->broken_why));
+		sc->lost_reported = true;
+	}
+	shm_conn_flush(sc, true);
+	if (sc->sock >= 0) {
+		if (sc->server != NULL)
+			epoll_ctl(sc->server->epfd, EPOLL_CTL_DEL, sc->sock,
+					NULL);
+		/* A clean close: the peer reports "closed", not "lost". If
+		 * the peer does not read its socket (it is full), it sees
+		 * only the end of file. */
+		if (!sc->lost_reported) {
+			struct shm_msg bye;
+
+			shm_msg_init(&bye, SHM_MSG_BYE);
+			shm_msg_send(sc->sock, &bye, -1);
+		}
+		shm_sock_close(sc->sock);
+		sc->sock = -1;
+	}
+	if (sc->server != NULL)
+		__atomic_fetch_sub(&sc->server->func->nb_conns, 1,
+				__ATOMIC_RELAXED);
+	/* No producer or consumer is left (the library checked). */
+	shm_view_unpin(cdev->process_private, sc->view);
+	sc->view = NULL;
+	free(sc->rx_arena);
+	sc->rx_arena = NULL;
+	shm_conn_unmap(sc);
 }
 
-void
-shm_conn_fail_local(struct shm_conn *sc, int err, const char *what)
-{
-	SHM_LOG(ERR, "%s: connection %u: this process %s (%s): it cannot follow the peer; closing the connection",
-		rte_comch_pmd_dev(sc->conn->dev_id)->data->dev_name,
-		sc->conn->id, what, strerror(-err));
-	__atomic_store_n(&sc->broken_why, SHM_BROKEN_LOGGED, __ATOMIC_RELAXED);
-	__atomic_store_n(&sc->broken, err, __ATOMIC_RELAXED);
-}
-
-/* ------------------------------------------------------------- outbox */
-
-static void
-shm_outbox_free(struct shm_outbox_entry *e)
-{
-	int i;
-
-	for (i = 0; i < e->nfds; i++)
-		close(e->fds[i]);
-	free(e);
-}
-
-/* Under outbox_lock: send from the head while the socket takes it. */
+/* Fill a connection's driver state once both mailboxes are mapped:
+ * 0, or -ENOMEM (nothing taken over). */
 static int
-shm_outbox_push(struct shm_conn *sc)
+shm_conn_init(struct shm_dev *sd, struct shm_conn *sc,
+		struct rte_comch_conn *conn, int sock,
+		const struct shm_ring_geom *rx, void *local,
+		const struct shm_ring_geom *tx, void *remote)
 {
-	struct shm_outbox_entry *e;
-	int ret;
-
-	while ((e = STAILQ_FIRST(&sc->outbox)) != NULL) {
-		ret = shm_msg_send_fds(sc->sock, &e->msg, e->fds, e->nfds);
-		/* the peer has not read: its queue is full, or it holds as
-		 * many of our fds unread as the kernel allows */
-		if (ret == -EAGAIN || ret == -ETOOMANYREFS)
-			return 0;
-		STAILQ_REMOVE_HEAD(&sc->outbox, next);
-		sc->outbox_len--;
-		shm_outbox_free(e);
-		if (ret < 0)
-			return ret; /* the peer is gone: the poll sees EOF */
+	sc->view = shm_view_pin(sd, conn);
+	sc->rx_arena = malloc(SHM_RX_ARENA);
+	if (sc->view == NULL || sc->rx_arena == NULL) {
+		shm_view_unpin(sd, sc->view);
+		sc->view = NULL;
+		free(sc->rx_arena);
+		sc->rx_arena = NULL;
+		return -ENOMEM;
 	}
+	sc->conn = conn;
+	sc->sock = sock;
+	sc->rx = *rx;
+	sc->tx = *tx;
+	sc->local = local;
+	sc->remote = remote;
+	rte_spinlock_init(&sc->outbox_lock);
+	STAILQ_INIT(&sc->outbox);
+	sc->local_map.base = local;
+	sc->local_map.size = rx->mailbox_size;
+	sc->remote_map.base = remote;
+	sc->remote_map.size = tx->mailbox_size;
 	return 0;
-}
-
-int
-shm_conn_post_locked(struct shm_conn *sc, const struct shm_msg *msg,
-		const int *fds, int nfds)
-{
-	struct shm_outbox_entry *e;
-	int ret = 0, i;
-
-	if (shm_conn_down(sc) || sc->sock < 0) {
-		ret = -ECONNRESET;
-		goto out;
-	}
-	if (STAILQ_EMPTY(&sc->outbox)) {
-		ret = shm_msg_send_fds(sc->sock, msg, fds, nfds);
-		if (ret != -EAGAIN && ret != -ETOOMANYREFS)
-			goto out;
-	}
-	if (sc->outbox_len >= SHM_OUTBOX_MAX) {
-		shm_conn_refuse(sc, "the peer does not read its link socket (%u messages wait)",
-			sc->outbox_len);
-		ret = -ECONNRESET;
-		goto out;
-	}
-	e = calloc(1, sizeof(*e));
-	if (e == NULL) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	e->msg = *msg;
-	for (i = 0; i < nfds; i++) {
-		e->fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 0);
-		if (e->fds[i] < 0) {
-			ret = -errno;
-			shm_outbox_free(e);
-			goto out;
-		}
-		e->nfds++;
-	}
-	STAILQ_INSERT_TAIL(&sc->outbox, e, next);
-	sc->outbox_len++;
-	ret = 0;
-out:
-	return ret;
-}
-
-int
-shm_conn_post(struct shm_conn *sc, const struct shm_msg *msg, const int *fds,
-		int nfds)
-{
-	int ret;
-
-	rte_spinlock_lock(&sc->outbox_lock);
-	ret = shm_conn_post_locked(sc, msg, fds, nfds);
-	rte_spinlock_unlock(&sc->outbox_lock);
-	return ret;
-}
-
-void
-shm_conn_flush(struct shm_conn *sc, bool drop)
-{
-	struct shm_outbox_entry *e;
-
-	if (__atomic_load_n(&sc->outbox_len, __ATOMIC_RELAXED) == 0)
-		return;
-	rte_spinlock_lock(&sc->outbox_lock);
-	if (!drop && !shm_conn_down(sc))
-		shm_outbox_push(sc);
-	else
-		while ((e = STAILQ_FIRST(&sc->outbox)) != NULL) {
-			STAILQ_REMOVE_HEAD(&sc->outbox, next);
-			sc->outbox_len--;
-			shm_outbox_free(e);
-		}
-	rte_spinlock_unlock(&sc->outbox_lock);
 }
 
 /* Report a connection the peer closed (BYE, @p clean), or lost by the
@@ -404,32 +152,13 @@ shm_conn_report(struct shm_conn *sc, int err, bool clean)
 		epoll_ctl(sc->server->epfd, EPOLL_CTL_DEL, sc->sock, NULL);
 	if (err == -EPROTO && sc->broken_why != SHM_BROKEN_LOGGED)
 		SHM_LOG(ERR, "%s: connection %u: the peer broke the ring protocol (%s); closing it",
-			rte_comch_pmd_dev(sc->conn->dev_id)->data->dev_name,
-			sc->conn->id, shm_broken_text(sc->broken_why));
+			shm_dev_name(sc->conn), sc->conn->id,
+			shm_broken_text(sc->broken_why));
 	if (clean)
 		rte_comch_pmd_conn_closed(sc->conn);
 	else
 		rte_comch_pmd_conn_lost(sc->conn, err);
 	return 1;
-}
-
-/* Retired mappings of the peer's consumers left behind by a producer
- * still sending when they were withdrawn: try again every millisecond
- * while there are some (see struct shm_view). */
-static void
-shm_conn_reap_tick(struct shm_conn *sc, uint64_t now)
-{
-	struct shm_view *v = sc->view;
-
-	if (__atomic_load_n(&v->nb_retired, __ATOMIC_RELAXED) == 0 ||
-	    now < v->next_reap)
-		return;
-	v->next_reap = now + rte_get_tsc_hz() / 1000;
-	rte_spinlock_lock(&sc->conn->fp_lock);
-	pthread_mutex_lock(&v->lock);
-	shm_view_reap(v);
-	pthread_mutex_unlock(&v->lock);
-	rte_spinlock_unlock(&sc->conn->fp_lock);
 }
 
 /* Messages handled per socket check and connection. */
@@ -462,7 +191,7 @@ shm_conn_sock_event(struct shm_conn *sc)
 		} else if (msg.type == SHM_MSG_CONSUMER_ADD ||
 			   msg.type == SHM_MSG_CONSUMER_DEL) {
 			/* refuses (or fails) the connection itself */
-			ret = shm_conn_consumer_msg(sc, &msg, fds, nfds);
+			ret = shm_peer_consumer_msg(sc, &msg, fds, nfds);
 		} else {
 			while (nfds > 0)
 				close(fds[--nfds]);
@@ -477,13 +206,24 @@ shm_conn_sock_event(struct shm_conn *sc)
 	return n;
 }
 
+/* A secondary: the primary, and the link with it, is gone. */
+void
+shm_conn_orphan(struct rte_comch_dev *cdev __rte_unused,
+		struct rte_comch_conn *conn)
+{
+	struct shm_conn *sc = conn->drv;
+
+	/* For every process still using it: the link is down. */
+	__atomic_store_n(&sc->peer_gone, true, __ATOMIC_RELEASE);
+}
+
 /* -------------------------------------------------------------- servers */
 
 int
 shm_server_create(struct rte_comch_dev *cdev, struct rte_comch_server *srv)
 {
 	struct shm_dev *sd = cdev->process_private;
-	struct shm_rep *rep = &sd->reps[srv->rep_id];
+	struct shm_function *func = &sd->functions[srv->function_id];
 	struct shm_server *ss;
 	struct shm_server *other;
 
@@ -497,40 +237,40 @@ shm_server_create(struct rte_comch_dev *cdev, struct rte_comch_server *srv)
 		return -errno;
 	}
 	ss->srv = srv;
-	ss->rep = rep;
+	ss->func = func;
 	TAILQ_INIT(&ss->inbox);
 
-	rte_spinlock_lock(&rep->lock);
-	TAILQ_FOREACH(other, &rep->servers, next) {
+	rte_spinlock_lock(&func->lock);
+	TAILQ_FOREACH(other, &func->servers, next) {
 		if (strcmp(other->srv->name, srv->name) == 0) {
-			rte_spinlock_unlock(&rep->lock);
+			rte_spinlock_unlock(&func->lock);
 			SHM_LOG(ERR, "%s: server \"%s\" already exists on %s; names are unique per function",
-				cdev->data->dev_name, srv->name, rep->name);
+				cdev->data->dev_name, srv->name, func->name);
 			close(ss->epfd);
 			free(ss);
 			return -EEXIST;
 		}
 	}
-	TAILQ_INSERT_TAIL(&rep->servers, ss, next);
-	rte_spinlock_unlock(&rep->lock);
+	TAILQ_INSERT_TAIL(&func->servers, ss, next);
+	rte_spinlock_unlock(&func->lock);
 	srv->drv = ss;
 	return 0;
 }
 
-/* Take the server's inbox (handshakes routed to it) under the rep lock. */
+/* Take the server's inbox (handshakes routed to it) under the func lock. */
 static void
 shm_server_take_inbox(struct shm_server *ss, struct shm_pending_list *out)
 {
 	struct shm_pending *p;
 
 	TAILQ_INIT(out);
-	rte_spinlock_lock(&ss->rep->lock);
+	rte_spinlock_lock(&ss->func->lock);
 	while ((p = TAILQ_FIRST(&ss->inbox)) != NULL) {
 		TAILQ_REMOVE(&ss->inbox, p, next);
 		TAILQ_INSERT_TAIL(out, p, next);
 	}
 	__atomic_store_n(&ss->inbox_len, 0, __ATOMIC_RELAXED);
-	rte_spinlock_unlock(&ss->rep->lock);
+	rte_spinlock_unlock(&ss->func->lock);
 }
 
 static void
@@ -554,10 +294,10 @@ shm_server_destroy(struct rte_comch_dev *cdev __rte_unused,
 {
 	struct shm_server *ss = srv->drv;
 
-	rte_spinlock_lock(&ss->rep->lock);
-	TAILQ_REMOVE(&ss->rep->servers, ss, next);
+	rte_spinlock_lock(&ss->func->lock);
+	TAILQ_REMOVE(&ss->func->servers, ss, next);
 	ss->accepting = false;
-	rte_spinlock_unlock(&ss->rep->lock);
+	rte_spinlock_unlock(&ss->func->lock);
 	shm_server_refuse_all(ss, "was destroyed");
 	close(ss->epfd);
 	free(ss);
@@ -571,11 +311,11 @@ shm_server_start(struct rte_comch_dev *cdev, struct rte_comch_server *srv)
 	struct shm_server *ss = srv->drv;
 
 	ss->next_check = 0;
-	rte_spinlock_lock(&ss->rep->lock);
+	rte_spinlock_lock(&ss->func->lock);
 	ss->accepting = true;
-	rte_spinlock_unlock(&ss->rep->lock);
+	rte_spinlock_unlock(&ss->func->lock);
 	SHM_LOG(DEBUG, "%s: server \"%s\" accepting on %s",
-		sd->cdev->data->dev_name, srv->name, ss->rep->sock_path);
+		sd->cdev->data->dev_name, srv->name, ss->func->sock_path);
 	return 0;
 }
 
@@ -585,9 +325,9 @@ shm_server_stop(struct rte_comch_dev *cdev __rte_unused,
 {
 	struct shm_server *ss = srv->drv;
 
-	rte_spinlock_lock(&ss->rep->lock);
+	rte_spinlock_lock(&ss->func->lock);
 	ss->accepting = false;
-	rte_spinlock_unlock(&ss->rep->lock);
+	rte_spinlock_unlock(&ss->func->lock);
 	shm_server_refuse_all(ss, "is stopping");
 	return 0;
 }
@@ -608,34 +348,36 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 	char why[SHM_REASON_MAX];
 	int my_fd = -1, ret;
 
-	struct shm_rep *rep = ss->rep;
-	const struct shm_quota *q = &rep->dev->quota;
+	struct shm_function *func = ss->func;
+	const struct shm_quota *q = &func->dev->cfg.quota;
 
 	if (h->max_msg_size != srv->max_msg_size) {
-		shm_rep_refuse(rep, p->sock, RTE_LOG_WARNING, EPROTO,
+		shm_function_refuse(func, p->sock, RTE_LOG_WARNING, EPROTO,
 			"max_msg_size mismatch: client %u, server \"%s\" uses %u; configure both ends alike",
 			h->max_msg_size, srv->name, srv->max_msg_size);
 		return -EPROTO;
 	}
 	if (h->recv_queue_len == 0 || h->recv_queue_len > SHM_MAX_RECV_QUEUE_LEN) {
-		shm_rep_refuse(rep, p->sock, RTE_LOG_NOTICE, EINVAL,
+		shm_function_refuse(func, p->sock, RTE_LOG_NOTICE, EINVAL,
 			"recv_queue_len %u not in [1, %u]", h->recv_queue_len,
 			SHM_MAX_RECV_QUEUE_LEN);
 		return -EINVAL;
 	}
-	if (srv->max_clients != 0 && srv->nb_conns >= srv->max_clients) {
-		shm_rep_refuse(rep, p->sock, RTE_LOG_NOTICE, EBUSY,
-			"server \"%s\" is full (%u clients)", srv->name,
-			srv->max_clients);
+	/* The function's quota first (a server's own max_clients defaults
+	 * to it): taken now, given back at close. */
+	if (__atomic_add_fetch(&func->nb_conns, 1, __ATOMIC_RELAXED) >
+	    q->max_conns) {
+		__atomic_fetch_sub(&func->nb_conns, 1, __ATOMIC_RELAXED);
+		shm_function_refuse(func, p->sock, RTE_LOG_NOTICE, EBUSY,
+			"function %s has %u connections, the DPU's limit (max_conns)",
+			func->name, q->max_conns);
 		return -EBUSY;
 	}
-	/* The function's quota: taken now, given back at close. */
-	if (__atomic_add_fetch(&rep->nb_conns, 1, __ATOMIC_RELAXED) >
-	    q->max_conns) {
-		__atomic_fetch_sub(&rep->nb_conns, 1, __ATOMIC_RELAXED);
-		shm_rep_refuse(rep, p->sock, RTE_LOG_NOTICE, EBUSY,
-			"function %s has %u connections, the DPU's limit (max_conns)",
-			rep->name, q->max_conns);
+	if (srv->max_clients != 0 && srv->nb_conns >= srv->max_clients) {
+		__atomic_fetch_sub(&func->nb_conns, 1, __ATOMIC_RELAXED);
+		shm_function_refuse(func, p->sock, RTE_LOG_NOTICE, EBUSY,
+			"server \"%s\" is full (%u clients, its max_clients)",
+			srv->name, srv->max_clients);
 		return -EBUSY;
 	}
 	shm_ring_geom_init(&tx, h->recv_queue_len, srv->max_msg_size);
@@ -643,17 +385,18 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 			sizeof(why));
 	if (ret < 0) {
 		if (ret == -EPROTO)
-			shm_rep_refuse(rep, p->sock, RTE_LOG_NOTICE, EPROTO,
+			shm_function_refuse(func, p->sock, RTE_LOG_NOTICE, EPROTO,
 				"server \"%s\": %s", srv->name, why);
 		else
-			shm_rep_refuse(rep, p->sock, RTE_LOG_ERR, -ret,
+			shm_function_refuse(func, p->sock, RTE_LOG_ERR, -ret,
 				"the DPU cannot map the mailbox: %s", why);
 		goto err_quota;
 	}
 	shm_ring_geom_init(&rx, srv->recv_queue_len, srv->max_msg_size);
-	ret = shm_memfd_create("comch-server", rx.mailbox_size, &my_fd, &local);
+	ret = shm_memfd_create("comch-server", rx.mailbox_size,
+			cdev->data->numa_node, &my_fd, &local);
 	if (ret < 0) {
-		shm_rep_refuse(rep, p->sock, RTE_LOG_ERR, -ret,
+		shm_function_refuse(func, p->sock, RTE_LOG_ERR, -ret,
 			"the DPU cannot create a mailbox: %s", strerror(-ret));
 		goto err_unmap;
 	}
@@ -661,15 +404,16 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 			sizeof(*sc));
 	if (conn == NULL) {
 		ret = -ENOMEM;
-		shm_rep_refuse(rep, p->sock, RTE_LOG_ERR, ENOMEM,
+		shm_function_refuse(func, p->sock, RTE_LOG_ERR, ENOMEM,
 			"the DPU is out of memory");
 		goto err_unmap;
 	}
 	sc = conn->drv;
-	if (shm_conn_init(sc, conn, p->sock, &rx, local, &tx, remote) < 0) {
+	if (shm_conn_init(cdev->process_private, sc, conn, p->sock, &rx, local,
+			&tx, remote) < 0) {
 		rte_comch_pmd_conn_free(conn);
 		ret = -ENOMEM;
-		shm_rep_refuse(rep, p->sock, RTE_LOG_ERR, ENOMEM,
+		shm_function_refuse(func, p->sock, RTE_LOG_ERR, ENOMEM,
 			"the DPU is out of memory");
 		goto err_unmap;
 	}
@@ -694,9 +438,9 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 	}
 	if (ret < 0) {
 		SHM_LOG(INFO, "%s: client on %s left during the handshake",
-			cdev->data->dev_name, ss->rep->name);
+			cdev->data->dev_name, ss->func->name);
 		sc->sock = -1; /* p still owns the socket */
-		shm_view_free(sc->view);
+		shm_view_unpin(cdev->process_private, sc->view);
 		free(sc->rx_arena);
 		shm_conn_unmap(sc);
 		rte_comch_pmd_conn_free(conn);
@@ -713,7 +457,7 @@ err_unmap:
 		close(my_fd);
 	munmap(remote, tx.mailbox_size);
 err_quota:
-	__atomic_fetch_sub(&rep->nb_conns, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&func->nb_conns, 1, __ATOMIC_RELAXED);
 	return ret;
 }
 
@@ -754,7 +498,7 @@ shm_server_poll(struct rte_comch_dev *cdev, struct rte_comch_server *srv)
 		shm_conn_flush(sc, false);
 		if (sc->broken && !sc->lost_reported)
 			n += shm_conn_report(sc, sc->broken, false);
-		shm_conn_reap_tick(sc, now);
+		shm_view_reap_tick(sc->view, now);
 	}
 	return n;
 }
@@ -810,8 +554,8 @@ shm_client_start(struct rte_comch_dev *cdev, struct rte_comch_client *cli)
 
 	shm_client_abort(cdev, cli);
 	shm_ring_geom_init(&sh->rx, cli->recv_queue_len, cli->max_msg_size);
-	ret = shm_memfd_create("comch-client", sh->rx.mailbox_size, &fd,
-			&sh->mailbox);
+	ret = shm_memfd_create("comch-client", sh->rx.mailbox_size,
+			cdev->data->numa_node, &fd, &sh->mailbox);
 	if (ret < 0) {
 		SHM_LOG(ERR, "%s: cannot create a mailbox: %s",
 			cdev->data->dev_name, strerror(-ret));
@@ -829,9 +573,9 @@ shm_client_start(struct rte_comch_dev *cdev, struct rte_comch_client *cli)
 	sh->next_check = 0;
 	/* HELLO carries our mailbox: only to a DPU of this user, through a
 	 * folder nobody else can change (absent: no DPU yet). */
-	ret = shm_dir_check(sd->path, why, sizeof(why));
+	ret = shm_dir_check(sd->cfg.path, why, sizeof(why));
 	if (ret == 0)
-		ret = shm_sock_file_check(sd->reps[0].sock_path, true, why,
+		ret = shm_sock_file_check(sd->functions[0].sock_path, true, why,
 				sizeof(why));
 	if (ret < 0 && ret != -ENOENT) {
 		SHM_LOG(ERR, "%s: will not connect: %s", cdev->data->dev_name,
@@ -840,12 +584,12 @@ shm_client_start(struct rte_comch_dev *cdev, struct rte_comch_client *cli)
 		shm_client_abort(cdev, cli);
 		return -EPERM;
 	}
-	rte_strscpy(sa.sun_path, sd->reps[0].sock_path, sizeof(sa.sun_path));
+	rte_strscpy(sa.sun_path, sd->functions[0].sock_path, sizeof(sa.sun_path));
 	if (ret == -ENOENT ||
 	    connect(sh->sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		SHM_LOG(DEBUG, "%s: no DPU serves function %s at %s (%s)",
-			cdev->data->dev_name, sd->reps[0].name,
-			sd->reps[0].sock_path,
+			cdev->data->dev_name, sd->functions[0].name,
+			sd->functions[0].sock_path,
 			strerror(ret == -ENOENT ? ENOENT : errno));
 		sh->pending_err = -ECONNREFUSED;
 		close(fd);
@@ -885,7 +629,7 @@ shm_client_accepted(struct rte_comch_dev *cdev, struct rte_comch_client *cli,
 
 	if (a->recv_queue_len == 0 ||
 	    a->recv_queue_len > SHM_MAX_RECV_QUEUE_LEN ||
-	    a->max_consumers == 0 || a->max_consumers > COMCH_MAX_FP_OBJECTS ||
+	    a->max_consumers == 0 || a->max_consumers > RTE_COMCH_MAX_FP_OBJECTS ||
 	    a->max_map == 0) {
 		SHM_LOG(ERR, "%s: malformed ACCEPT from the DPU",
 			cdev->data->dev_name);
@@ -910,8 +654,8 @@ shm_client_accepted(struct rte_comch_dev *cdev, struct rte_comch_client *cli,
 		return;
 	}
 	sc = conn->drv;
-	if (shm_conn_init(sc, conn, sh->sock, &sh->rx, sh->mailbox, &tx,
-			remote) < 0) {
+	if (shm_conn_init(cdev->process_private, sc, conn, sh->sock, &sh->rx,
+			sh->mailbox, &tx, remote) < 0) {
 		rte_comch_pmd_conn_free(conn);
 		munmap(remote, tx.mailbox_size);
 		shm_client_fail(cdev, cli, -ENOMEM);
@@ -920,7 +664,7 @@ shm_client_accepted(struct rte_comch_dev *cdev, struct rte_comch_client *cli,
 	sc->max_own_consumers = a->max_consumers;
 	sc->max_own_map = a->max_map;
 	/* The DPU is not limited by us (beyond the protocol's bounds). */
-	sc->max_peer_consumers = COMCH_MAX_FP_OBJECTS;
+	sc->max_peer_consumers = RTE_COMCH_MAX_FP_OBJECTS;
 	sc->max_peer_map = UINT64_MAX;
 	sh->sock = -1;       /* owned by the connection now */
 	sh->mailbox = NULL;
@@ -1001,7 +745,7 @@ shm_client_poll(struct rte_comch_dev *cdev, struct rte_comch_client *cli)
 	if (now < sh->next_check)
 		return 0;
 	sh->next_check = now + sd->sock_check_cycles;
-	shm_conn_reap_tick(sc, now);
+	shm_view_reap_tick(sc->view, now);
 	shm_conn_flush(sc, false);
 	return shm_conn_sock_event(sc);
 }

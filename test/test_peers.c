@@ -3,8 +3,9 @@
  */
 
 /*
- * Control path across separate processes, each its own DPDK primary as a
- * real host and DPU are: this process is the DPU (server), hosts are
+ * Peers: the control path across separate processes, a host and a DPU,
+ * each its own DPDK primary as on real hardware (not DPDK multi-process,
+ * which test_secondary.c covers): this process is the DPU (server), hosts are
  * children started with posix_spawn() running this same binary with
  * "--child MODE LINK_DIR N".
  *
@@ -77,7 +78,7 @@ child_main(const char *mode, const char *dir, uint64_t n)
 	const char *eal[] = { "child", "-l", "1", "--no-huge", "--no-pci",
 		"-m", "64", "--log-level=lib.eal:error",
 		"--log-level=lib.telemetry:error", prefix, vdev, NULL };
-	struct rte_comch_client_conf conf = { .server_name = "mp",
+	struct rte_comch_client_conf conf = { .server_name = "peers",
 		.consumer_event_cb = fp_on_consumer };
 	struct rte_comch_client *cli;
 	struct rte_comch_conn *conn;
@@ -89,7 +90,7 @@ child_main(const char *mode, const char *dir, uint64_t n)
 
 	if (strcmp(mode, "dpu-flood") == 0)
 		return child_dpu_flood(dir);
-	snprintf(prefix, sizeof(prefix), "--file-prefix=mp-child-%d", getpid());
+	snprintf(prefix, sizeof(prefix), "--file-prefix=peers-child-%d", getpid());
 	snprintf(vdev, sizeof(vdev), "--vdev=comch_shm_h,role=host,path=%s", dir);
 	if (rte_eal_init((int)RTE_DIM(eal) - 1, (char **)(uintptr_t)eal) < 0)
 		return 10;
@@ -347,7 +348,7 @@ child_dpu_flood(const char *dir)
 	struct rte_comch_producer *prod = NULL;
 	uint64_t sent = 0;
 
-	snprintf(prefix, sizeof(prefix), "--file-prefix=mp-dpu-%d", getpid());
+	snprintf(prefix, sizeof(prefix), "--file-prefix=peers-dpu-%d", getpid());
 	snprintf(vdev, sizeof(vdev), "--vdev=comch_shm_dd,role=dpu,path=%s", dir);
 	if (rte_eal_init((int)RTE_DIM(eal) - 1, (char **)(uintptr_t)eal) < 0)
 		return 30;
@@ -746,7 +747,7 @@ main(int argc, char **argv)
 		{ "fp_kill_dpu", test_fp_kill_dpu },
 	};
 	struct rte_comch_server_conf conf = {
-		.name = "mp", .recv_queue_len = 256,
+		.name = "peers", .recv_queue_len = 256,
 		.connect_cb = on_connect, .disconnect_cb = on_disconnect,
 		.consumer_event_cb = fp_on_consumer, .cb_arg = &ev,
 	};
@@ -764,13 +765,13 @@ main(int argc, char **argv)
 		return 1;
 	snprintf(vdev, sizeof(vdev), "--vdev=comch_shm_d,role=dpu,path=%s",
 		link_dir);
-	if (test_eal_init(argv[0], "mp", "0", extra) < 0)
+	if (test_eal_init(argv[0], "peers", "0", extra) < 0)
 		return 1;
 	mp_srv = rte_comch_server_create(
 		(int16_t)rte_comch_get_dev_id_by_name("comch_shm_d"), &conf);
 	if (mp_srv == NULL || rte_comch_server_start(mp_srv) < 0)
 		return 1;
-	ret = test_run_cases("mp", cases, RTE_DIM(cases));
+	ret = test_run_cases("peers", cases, RTE_DIM(cases));
 	rte_comch_server_stop(mp_srv);
 	rte_comch_server_destroy(mp_srv);
 	rte_eal_cleanup();
