@@ -8,7 +8,8 @@
 #
 #   devtools/check-cycles.py BUILD_DIR
 #
-# Components: lib/comch, drivers/comch/shm, app/comch-perf.
+# Components: lib/comch, drivers/comch/shm, drivers/net/comch,
+# app/comch-perf.
 import os
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import sys
 COMPONENTS = {
     "lib/comch": "lib/comch/librte_comch.so.*.p",
     "drivers/comch/shm": "drivers/comch/shm/librte_comch_shm.so.*.p",
+    "drivers/net/comch": "drivers/net/comch/librte_net_comch.so.*.p",
     "app/comch-perf": "app/dpdk-comch-perf.p",
 }
 

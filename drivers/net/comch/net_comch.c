@@ -26,8 +26,6 @@
 
 #include "net_comch_priv.h"
 
-RTE_LOG_REGISTER(ncm_logtype, pmd.net.comch, NOTICE);
-
 #define NCM_ARG_COMCH    "comch"
 #define NCM_ARG_SERVER   "server"
 #define NCM_ARG_FUNCTION "function"

@@ -38,6 +38,10 @@
 
 #include "net_comch_priv.h"
 
+/* Here, not in net_comch.c: net_comch.c calls this file, and a file calls
+ * only the files below it (devtools/check-cycles.py). */
+RTE_LOG_REGISTER(ncm_logtype, pmd.net.comch, NOTICE);
+
 /* ------------------------------------------------------ state machine */
 
 enum ncm_event {
