@@ -50,8 +50,8 @@ print(f"{statistics.median(v) / 1e6:.4f}" if v else "")'
 
 # run MODE SIZE QUEUES REP: one receiver/sender pair, one line in results.txt
 run() {
-	local mode=$1 size=$2 q=$3 rep=$4 srv cli rate bsz mb pkt s c seg="" mtu=""
-	local tag=${mode}_${size}B_${q}q_$rep
+	local mode=$1 size=$2 q=$3 round=$4 srv cli rate bsz mb pkt s c seg="" mtu=""
+	local tag=${mode}_${size}B_${q}q_$round
 	if [ "$size" -gt 1500 ]; then
 		bsz=9216; mb=9344; pkt=9216
 	else
@@ -96,7 +96,7 @@ run() {
 	kill -INT $cli 2> /dev/null; wait $cli 2> /dev/null
 	rm -rf /var/run/dpdk/$PRE-s /var/run/dpdk/$PRE-c "$LINK"/*
 	rm -f /dev/hugepages/$PRE-*
-	echo "$mode $size $q $rep ${rate:-nan}" >> "$OUT/results.txt"
+	echo "$mode $size $q $round ${rate:-nan}" >> "$OUT/results.txt"
 	echo "  $tag: ${rate:-no samples} Mpps"
 }
 
@@ -105,11 +105,11 @@ run() {
 	echo "# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cpus, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "# sizes: $SIZES; queues: $QUEUES; $SECS s per run; receiver on cpu $CPU_A, sender on cpu $CPU_B"
 } | tee "$OUT/header.txt"
-for rep in $(seq 1 "$REPS"); do
+for round in $(seq 1 "$REPS"); do
 	for q in $QUEUES; do
 		for size in $SIZES; do
 			for mode in comch memif_copy memif_zc; do
-				run $mode "$size" "$q" "$rep"
+				run $mode "$size" "$q" "$round"
 			done
 		done
 	done
@@ -120,11 +120,11 @@ done
 python3 - "$OUT" <<'PY'
 import collections, re, statistics, sys
 out = sys.argv[1]
-r = collections.defaultdict(dict)  # (mode, size, q) -> {rep: Mpps}
+r = collections.defaultdict(dict)  # (mode, size, q) -> {round: Mpps}
 for line in open(f"{out}/results.txt"):
-    mode, size, q, rep, rate = line.split()
+    mode, size, q, round_, rate = line.split()
     if rate != "nan":
-        r[(mode, int(size), int(q))][int(rep)] = float(rate)
+        r[(mode, int(size), int(q))][int(round_)] = float(rate)
 xc, xt = {}, {}
 for line in open(f"{out}/xcore.txt"):
     m = re.match(r"xcore_(\d+)B(_touch)?_bw: ([\d.]+) GB/s", line)
