@@ -250,7 +250,8 @@ test_sizes(void)
 /* Gathered messages: the pieces land one after the other in one posted
  * buffer, with the message's immediate data; a message whose pieces
  * together do not fit is refused (-EMSGSIZE) and a full consumer is
- * "again", as for contiguous ones; empty pieces and messages are fine. */
+ * "again", as for contiguous ones, and so are unknown ids; empty pieces
+ * and messages are fine. */
 static int
 test_sendv(void)
 {
@@ -305,6 +306,10 @@ test_sendv(void)
 		CHECK_EQ(rte_comch_producer_sendv_burst(p, id, &ops[2], 1), 0);
 		CHECK_EQ(rte_comch_consumer_poll_burst(c, cpl, 8), 1);
 		CHECK(memcmp(cpl[0].buf, data, 600) == 0, "after again");
+		/* The same lookup as a contiguous send: an id above every
+		 * announced one is "again", 0 is no consumer. */
+		CHECK_EQ(rte_comch_producer_sendv_burst(p, id + 1000, ops, 1), 0);
+		CHECK_EQ(rte_comch_producer_sendv_burst(p, 0, ops, 1), -ENOENT);
 	}
 	CHECK_OK(destroy_producer(p));
 	CHECK_OK(destroy_consumer(&l, c));
