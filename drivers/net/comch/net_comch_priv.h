@@ -39,6 +39,7 @@
 
 #include <ethdev_driver.h>
 #include <rte_comch.h>
+#include <rte_cycles.h>
 #include <rte_ether.h>
 #include <rte_log.h>
 
@@ -238,6 +239,27 @@ ncm_proc_of(uint16_t port_id)
 {
 	return rte_eth_devices[port_id].process_private;
 }
+
+static inline const char *
+ncm_name(const struct ncm_proc *pp)
+{
+	return pp->dev->data->name;
+}
+
+/* Milliseconds in timer cycles. */
+static inline uint64_t
+ncm_ms(uint64_t ms)
+{
+	return rte_get_timer_hz() * ms / 1000;
+}
+
+/* net_comch_queue.c */
+void ncm_membarrier_init(struct ncm_proc *pp);
+bool ncm_rx_release(struct ncm_proc *pp, uint16_t i);
+void ncm_tx_release(struct ncm_proc *pp, uint16_t i);
+bool ncm_peer_live(struct ncm_proc *pp, uint32_t id, uint32_t *ids, int *nb);
+void ncm_reap_dead(struct ncm_proc *pp);
+bool ncm_queues_tick(struct ncm_proc *pp);
 
 /* net_comch_ctrl.c */
 int ncm_ctrl_init(struct ncm_proc *pp);
