@@ -232,11 +232,13 @@ test_link_pair(char *dir, size_t size, int16_t *dpu, int16_t *host)
 
 /*
  * Log capture: everything DPDK logs goes to a memory stream (and is echoed
- * to stderr) so a test can assert what a log line says.
+ * to stderr) so a test can assert what a log line says. One capture per
+ * program, whichever of its files resets or searches it: each file that
+ * includes this header defines these weak, the linker keeps one.
  */
-static char *test_log_buf;
-static size_t test_log_len;
-static FILE *test_log_mem;
+__rte_weak char *test_log_buf;
+__rte_weak size_t test_log_len;
+__rte_weak FILE *test_log_mem;
 
 static inline ssize_t
 test_log_write(void *c __rte_unused, const char *buf, size_t size)
