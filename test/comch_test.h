@@ -55,14 +55,19 @@ struct test_case {
 	int (*fn)(void);
 };
 
+/* Runs every case, or with COMCH_TEST_ONLY=NAME in the environment only
+ * the cases whose name contains NAME (to chase one case). */
 static inline int
 test_run_cases(const char *suite, const struct test_case *cases, size_t n)
 {
+	const char *only = getenv("COMCH_TEST_ONLY");
 	size_t i, failed = 0;
 
 	for (i = 0; i < n; i++) {
 		int ret;
 
+		if (only != NULL && strstr(cases[i].name, only) == NULL)
+			continue;
 		printf("== %s/%s\n", suite, cases[i].name);
 		fflush(stdout);
 		ret = cases[i].fn();

@@ -12,8 +12,10 @@ EAL="--no-pci --no-huge -m 64 --log-level=lib.eal:error --log-level=lib.telemetr
 fail=0
 
 # run_pair NAME SERVER CLIENT SERVER_ARGS CLIENT_ARGS EXPECT_SERVER EXPECT_CLIENT
+#          [EXPECT_SERVER_2]
 run_pair() {
-	local name=$1 srv=$2 cli=$3 sargs=$4 cargs=$5 es=$6 ec=$7 spid src crc
+	local name=$1 srv=$2 cli=$3 sargs=$4 cargs=$5 es=$6 ec=$7 es2=${8:-$6}
+	local spid src crc
 	$B/$srv -l 0 $EAL --file-prefix ex-s-$$ --vdev=comch_shm0,role=dpu,path=$dir \
 		-- $sargs > "$dir/$name.srv" 2>&1 &
 	spid=$!
@@ -23,7 +25,8 @@ run_pair() {
 	wait $spid
 	src=$?
 	if [ $src -ne 0 ] || [ $crc -ne 0 ] ||
-	   ! grep -qF "$es" "$dir/$name.srv" || ! grep -qF "$ec" "$dir/$name.cli"; then
+	   ! grep -qF "$es" "$dir/$name.srv" || ! grep -qF "$es2" "$dir/$name.srv" ||
+	   ! grep -qF "$ec" "$dir/$name.cli"; then
 		echo "FAIL $name: server rc $src, client rc $crc"
 		cat "$dir/$name.srv" "$dir/$name.cli"
 		fail=1
@@ -34,7 +37,8 @@ run_pair() {
 
 run_pair ctrl dpdk-comch-ctrl-server dpdk-comch-ctrl-client \
 	"--timeout 30 --text pong" "--text ping --rounds 1000" \
-	'server: received from client: "ping"' 'client: received: "pong"'
+	'server: received from client: "ping"' 'client: received: "pong"' \
+	'closed: received 1001 messages, sent 1001'
 run_pair data dpdk-comch-data-server dpdk-comch-data-client \
 	"--text from-dpu" "--text from-host" \
 	'server: received through the fast path: "from-host"' \

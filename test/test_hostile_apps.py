@@ -223,7 +223,8 @@ class Program:
         """'' when the honest client's run is complete and correct."""
         out = proc.text()
         if rc != 0:
-            return f"honest client exit status {rc}"
+            tail = [l for l in out.splitlines() if l.strip()][-3:]
+            return f"honest client exit status {rc}: " + " / ".join(tail)
         if self.key == "ctrl":
             if 'client: received: "Message received"' not in out:
                 return "honest client: no answer to its first message"
@@ -330,6 +331,18 @@ def scan_dpu(sc, dpu, errors):
             errors.append(f"DPU log flooded: {n} lines (bound "
                           f"{sc.max_dpu_lines}): a peer makes it print one "
                           f"line per message, not rate-limited")
+
+
+def wait_fds(dpu, base_fds, base_maps):
+    """True once the DPU holds no more fds and memfd mappings than at
+    base (polled: the DPU releases a peer's when it notices it left)."""
+    end = time.monotonic() + FD_GUARD
+    while time.monotonic() < end:
+        if fd_count(dpu.p.pid) <= base_fds and \
+                memfd_maps(dpu.p.pid) <= base_maps:
+            return True
+        time.sleep(0.2)
+    return False
 
 
 def run_scenario(sc):
@@ -456,6 +469,12 @@ def run_scenario(sc):
                 if why:
                     errors.append(why)
             if sc.recovery and not errors:
+                # the attacker released everything: the DPU's own fds
+                # must come back (it notices the closes when it polls)
+                # before a newcomer can expect a welcome
+                if not wait_fds(dpu, base_fds, base_maps):
+                    errors.append("the DPU kept resources after the "
+                                  "attacker released them")
                 again = Proc("honest-again", prog.honest_args(
                     link, pre + "-h2", sc.honest_variant,
                     sc.honest_count), tmp)
@@ -522,17 +541,11 @@ def run_scenario(sc):
             if not dpu.alive():
                 errors.append(f"the DPU program died (exit {dpu.p.poll()})")
             elif sc.fd_check:
-                end = time.monotonic() + FD_GUARD
-                while time.monotonic() < end:
-                    fds, maps = fd_count(dpu.p.pid), memfd_maps(dpu.p.pid)
-                    if fds <= base_fds and maps <= base_maps:
-                        break
-                    time.sleep(0.2)
-                else:
+                if not wait_fds(dpu, base_fds, base_maps):
                     errors.append(f"the DPU kept resources after the attacker "
-                                  f"left: {fds} fds (before: {base_fds}), "
-                                  f"{maps} memfd mappings (before: "
-                                  f"{base_maps})")
+                                  f"left: {fd_count(dpu.p.pid)} fds (before: "
+                                  f"{base_fds}), {memfd_maps(dpu.p.pid)} "
+                                  f"memfd mappings (before: {base_maps})")
             if dpu.alive():
                 dpu.signal(signal.SIGINT)
                 rc = dpu.wait(STOP_GUARD)

@@ -446,10 +446,11 @@ dpu_on_disconnect(struct rte_comch_server *srv __rte_unused,
 	struct dpu_conn *d = (struct dpu_conn *)(uintptr_t)
 		rte_comch_conn_user_data_get(conn);
 
-	if (err != -ECONNRESET || dpu_event_loud(x))
+	if ((err != 0 && err != -ECONNRESET) || dpu_event_loud(x))
 		dpu_say(x, "dpu: host of connection %u %s\n",
 			rte_comch_conn_id(conn),
-			err == -ECONNRESET ? "left" :
+			err == 0 ? "closed" :
+			err == -ECONNRESET ? "lost (it went away without closing)" :
 			err == -EPROTO ? "broke the protocol" :
 			"was dropped: this process ran out of resources");
 	if (d != NULL)

@@ -79,9 +79,11 @@ on_disconnect(struct rte_comch_server *srv, struct rte_comch_conn *conn,
 	struct rte_comch_conn_stats st;
 
 	rte_comch_conn_stats_get(conn, &st);
-	printf("server: client of connection %u left (%s): received %" PRIu64
+	/* err 0: the client closed on purpose; otherwise it was lost */
+	printf("server: client of connection %u %s%s%s: received %" PRIu64
 		" messages, sent %" PRIu64 "\n", rte_comch_conn_id(conn),
-		rte_strerror(-err), st.msgs_recv, st.msgs_sent);
+		err == 0 ? "closed" : "lost (", err == 0 ? "" : rte_strerror(-err),
+		err == 0 ? "" : ")", st.msgs_recv, st.msgs_sent);
 	rte_comch_server_disconnect(srv, conn);
 	free(c->owed_data);
 	memset(c, 0, sizeof(*c));

@@ -400,5 +400,5 @@ rte_comch_pmd_conn_lost(struct rte_comch_conn *conn, int err)
 void
 rte_comch_pmd_conn_closed(struct rte_comch_conn *conn)
 {
-	comch_conn_down(conn, -ECONNRESET, true);
+	comch_conn_down(conn, 0, true);
 }

@@ -160,9 +160,12 @@ struct rte_comch_conn_stats {
 typedef void (*rte_comch_connect_cb_t)(struct rte_comch_server *srv,
 		struct rte_comch_conn *conn, void *arg);
 
-/** Connection lost on a server: the client stopped, died or broke the
- * protocol (@p err: -ECONNRESET or -EPROTO), or this process ran out of a
- * resource it needed to follow the client (-ENOMEM, -EMFILE, -ENFILE). Sends now fail with
+/** Connection down on a server. @p err says why: 0, the client closed
+ * it on purpose (stopped or destroyed its client: "closed"); otherwise
+ * it was lost: -ECONNRESET, the client went away without closing (its
+ * process died); -EPROTO, it broke the protocol; -ENOMEM, -EMFILE,
+ * -ENFILE, this process ran out of a resource it needed to follow the
+ * client. Either way sends now fail with
  * -ECONNRESET; messages already queued can still be received. The
  * application must release @p conn with rte_comch_server_disconnect(),
  * from this callback or later. */
@@ -179,8 +182,10 @@ typedef void (*rte_comch_msg_cb_t)(struct rte_comch_conn *conn,
  * the DPU is busy with other handshakes (retry); -EBUSY: the server or the
  * function is full; -EPROTO: refused by the server (e.g. a configuration
  * mismatch); -EMFILE / -ENOMEM: the DPU is out of resources;
- * -ECONNRESET: the server is gone; or the error of a lost connection (see
- * rte_comch_disconnect_cb_t). Retry on -ENOENT, -ECONNREFUSED, -EAGAIN. */
+ * -ECONNRESET: the server is gone; or the error of a connection that went
+ * down (see rte_comch_disconnect_cb_t: 0 when the server closed it on
+ * purpose, rte_comch_server_disconnect() or rte_comch_server_stop()).
+ * Retry on -ENOENT, -ECONNREFUSED, -EAGAIN. */
 typedef void (*rte_comch_client_state_cb_t)(struct rte_comch_client *cli,
 		enum rte_comch_state prev, enum rte_comch_state next, int err,
 		void *arg);

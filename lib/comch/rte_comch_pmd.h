@@ -591,10 +591,10 @@ void rte_comch_pmd_client_failed(struct rte_comch_client *cli, int err);
 __rte_internal
 void rte_comch_pmd_conn_lost(struct rte_comch_conn *conn, int err);
 
-/** Report a connection the peer closed on purpose, from a poll op: for
- * the application the same as lost with -ECONNRESET (the callbacks get
- * that error), logged as a routine close (debug level). At most once per
- * connection. */
+/** Report a connection the peer closed on purpose, from a poll op: the
+ * callbacks get err 0 (later calls on the connection fail with
+ * -ECONNRESET, as for a lost one), logged as a routine close (debug
+ * level). At most once per connection. */
 __rte_internal
 void rte_comch_pmd_conn_closed(struct rte_comch_conn *conn);
 
