@@ -242,6 +242,20 @@ ncm_event(struct ncm_proc *pp, enum ncm_event ev)
 	return 0;
 }
 
+/* The connection went down: @p err 0, the peer closed it on purpose (its
+ * port stopped or closed); negative, it was lost. Either way the port
+ * releases it (NCM_EV_LOST). */
+static void
+ncm_log_down(struct ncm_proc *pp, int err)
+{
+	if (err == 0)
+		NCM_LOG(INFO, "%s: connection %u closed by the peer",
+			ncm_name(pp), pp->port->conn_id);
+	else
+		NCM_LOG(INFO, "%s: connection %u lost: %s", ncm_name(pp),
+			pp->port->conn_id, strerror(-err));
+}
+
 /* Host: connect, retrying while there is no DPU or no such server. */
 static void
 ncm_client_tick(struct ncm_proc *pp)
@@ -271,8 +285,7 @@ ncm_client_tick(struct ncm_proc *pp)
 		break;
 	case RTE_COMCH_STATE_STOPPING:
 		if (pp->state != NCM_ST_WAITING && pp->state != NCM_ST_RELEASING) {
-			NCM_LOG(INFO, "%s: connection %u lost: %s", ncm_name(pp),
-				pp->port->conn_id, strerror(-err));
+			ncm_log_down(pp, err);
 			ncm_event(pp, NCM_EV_LOST);
 		}
 		break;
@@ -479,8 +492,7 @@ ncm_primary_tick(struct ncm_proc *pp)
 			pp->new_conn = NULL;
 			pp->lost_conn = NULL;
 		} else if (pp->state != NCM_ST_RELEASING) {
-			NCM_LOG(INFO, "%s: connection %u lost: %s", ncm_name(pp),
-				pp->port->conn_id, strerror(-pp->lost_err));
+			ncm_log_down(pp, pp->lost_err);
 			ncm_event(pp, NCM_EV_LOST);
 		}
 	}
