@@ -885,6 +885,10 @@ struct hammer {
 	volatile bool stop;
 	uint64_t sent, gone;        /* messages sent, -ENOENT answers */
 	int bad;                    /* any other answer: a failure */
+	/* to say why, should a consumer get nothing: the answers for the
+	 * current target, and the longest time between two sends */
+	uint32_t seen;              /* the target these answers are for */
+	uint64_t t_sent, t_zero, t_gone, max_gap;
 };
 
 static int
@@ -897,15 +901,31 @@ hammer_run(void *arg)
 
 	for (i = 0; i < RTE_DIM(ops); i++)
 		ops[i] = (struct rte_comch_send_op){ .data = ops, .len = 16 };
+	uint64_t now, last = rte_get_timer_cycles();
+	uint32_t target;
+
 	while (!h->stop) {
-		n = rte_comch_producer_send_burst(h->prod, h->target, ops,
+		target = h->target;
+		if (target != h->seen) {
+			h->seen = target;
+			h->t_sent = h->t_zero = h->t_gone = 0;
+		}
+		n = rte_comch_producer_send_burst(h->prod, target, ops,
 				RTE_DIM(ops));
-		if (n > 0)
+		if (n > 0) {
 			h->sent += (uint64_t)n;
-		else if (n == -ENOENT)
+			h->t_sent += (uint64_t)n;
+		} else if (n == -ENOENT) {
 			h->gone++;
-		else if (n != 0)
+			h->t_gone++;
+		} else if (n != 0) {
 			h->bad = n;
+		} else {
+			h->t_zero++;
+		}
+		now = rte_get_timer_cycles();
+		h->max_gap = RTE_MAX(h->max_gap, now - last);
+		last = now;
 	}
 	return 0;
 }
@@ -959,9 +979,12 @@ test_withdraw_while_sending(void)
 			/* the producer lcore stops before we say why */
 			h.stop = true;
 			rte_eal_wait_lcore(worker);
-			CHECK(got >= 16, "consumer %d (id %u) received %d; the producer: %" PRIu64 " sent, %" PRIu64 " -ENOENT, other %d; a send now: %d",
+			CHECK(got >= 16, "consumer %d (id %u) received %d; the producer: %" PRIu64 " sent, %" PRIu64 " -ENOENT, other %d; to id %u: %" PRIu64 " sent, %" PRIu64 " again, %" PRIu64 " -ENOENT; longest pause %.3f s; a send now: %d",
 				i, rte_comch_consumer_id(c), got, h.sent,
-				h.gone, h.bad, rte_comch_producer_send_burst(
+				h.gone, h.bad, h.seen, h.t_sent, h.t_zero,
+				h.t_gone, (double)h.max_gap /
+				(double)rte_get_timer_hz(),
+				rte_comch_producer_send_burst(
 					h.prod, h.target, &(struct rte_comch_send_op){
 					.data = bufs, .len = 16 }, 1));
 		}
