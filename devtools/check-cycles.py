@@ -8,9 +8,9 @@
 #
 #   devtools/check-cycles.py BUILD_DIR
 #
-# Components: lib/comch, drivers/comch/shm, app/comch-perf; and the vendor
-# API layer's three libraries (compat/doca) when the build has them
-# (-Ddoca_compat=false leaves them out).
+# Components: lib/comch, drivers/comch/shm, drivers/net/comch,
+# app/comch-perf; and the vendor API layer's three libraries (compat/doca)
+# when the build has them (-Ddoca_compat=false leaves them out).
 import os
 import subprocess
 import sys
@@ -18,6 +18,7 @@ import sys
 COMPONENTS = {
     "lib/comch": "lib/comch/librte_comch.so.*.p",
     "drivers/comch/shm": "drivers/comch/shm/librte_comch_shm.so.*.p",
+    "drivers/net/comch": "drivers/net/comch/librte_net_comch.so.*.p",
     "app/comch-perf": "app/dpdk-comch-perf.p",
 }
 

@@ -25,6 +25,8 @@ LIBS = [
      "lib/comch/librte_comch.so.*.*"),
     ("drivers/comch/shm/version.map", [],
      "drivers/comch/shm/librte_comch_shm.so.*.*"),
+    ("drivers/net/comch/version.map", [],
+     "drivers/net/comch/librte_net_comch.so.*.*"),
 ]
 
 errors = []

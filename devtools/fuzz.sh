@@ -8,12 +8,12 @@
 # number of targets that found something.
 #
 # Usage: devtools/fuzz.sh [SECONDS] [TARGET...]
-#   targets: devargs wire rings
+#   targets: devargs wire rings net_comch
 set -uo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-300}
 shift || true
-targets=${*:-devargs wire rings}
+targets=${*:-devargs wire rings net_comch}
 case "$secs" in ''|*[!0-9]*) echo "fuzz: SECONDS must be a whole number"; exit 2 ;; esac
 
 if ! command -v clang-14 >/dev/null ||

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# Provide the DPDK driver SDK headers (bus_vdev_driver.h, dev_driver.h, ...)
-# and buildtools/pmdinfogen.py matching the DPDK found by pkg-config.
+# Provide the DPDK driver SDK headers (bus_vdev_driver.h, dev_driver.h,
+# ethdev_driver.h, ethdev_vdev.h, ...) and buildtools/pmdinfogen.py matching
+# the DPDK found by pkg-config.
 #
 # Debian's libdpdk-dev does not install the driver SDK headers. They come from
 # the Debian source package of exactly the installed version, downloaded with
@@ -21,7 +22,7 @@ out=$(cd "$out" && pwd)
 
 die() { echo "get-dpdk-sdk: error: $*" >&2; exit 1; }
 
-SDK_HEADERS="bus_vdev_driver.h bus_pci_driver.h dev_driver.h"
+SDK_HEADERS="bus_vdev_driver.h bus_pci_driver.h dev_driver.h ethdev_driver.h ethdev_vdev.h"
 
 pc_version=$(pkg-config --modversion libdpdk 2>/dev/null) ||
 	die "pkg-config cannot find libdpdk; install libdpdk-dev (devtools/setup.sh does)"
@@ -34,7 +35,7 @@ for h in $SDK_HEADERS; do
 done
 
 if [ -f "$out/VERSION" ] && [ "$(cat "$out/VERSION")" = "$pc_version" ] &&
-   [ -f "$out/include/bus_vdev_driver.h" ]; then
+   [ -f "$out/include/bus_vdev_driver.h" ] && [ -f "$out/include/ethdev_vdev.h" ]; then
 	exit 0
 fi
 
@@ -105,7 +106,8 @@ mkdir -p "$out/include" "$out/buildtools"
 cp "$tree/drivers/bus/vdev/bus_vdev_driver.h" \
    "$tree/drivers/bus/pci/bus_pci_driver.h" \
    "$tree/lib/eal/include/bus_driver.h" \
-   "$tree/lib/eal/include/dev_driver.h" "$out/include/"
+   "$tree/lib/eal/include/dev_driver.h" \
+   "$tree/lib/ethdev/ethdev_driver.h" "$tree/lib/ethdev/ethdev_vdev.h" "$out/include/"
 cp "$tree/buildtools/pmdinfogen.py" "$tree/buildtools/coff.py" "$out/buildtools/"
 cp "$tree/usertools/dpdk-pmdinfo.py" "$out/buildtools/" 2>/dev/null || true
 echo "$pc_version" > "$out/VERSION"

@@ -272,11 +272,13 @@ test_link_pair(char *dir, size_t size, int16_t *dpu, int16_t *host)
 
 /*
  * Log capture: everything DPDK logs goes to a memory stream (and is echoed
- * to stderr) so a test can assert what a log line says.
+ * to stderr) so a test can assert what a log line says. One capture per
+ * program, whichever of its files resets or searches it: each file that
+ * includes this header defines these weak, the linker keeps one.
  */
-static char *test_log_buf;
-static size_t test_log_len;
-static FILE *test_log_mem;
+__rte_weak char *test_log_buf;
+__rte_weak size_t test_log_len;
+__rte_weak FILE *test_log_mem;
 
 static inline ssize_t
 test_log_write(void *c __rte_unused, const char *buf, size_t size)
@@ -309,14 +311,33 @@ test_log_reset(void)
 	test_log_mem = open_memstream(&test_log_buf, &test_log_len);
 }
 
-/* Whether the capture since the last reset contains @p s. */
+/* Whether the capture since the last reset contains @p s. Safe while
+ * another thread (the EAL interrupt thread, a driver's alarm) logs: the
+ * stream's lock keeps its buffer in place while it is searched. */
 static inline int
 test_log_has(const char *s)
 {
+	int r;
+
 	if (test_log_mem == NULL)
 		return 0;
+	flockfile(test_log_mem);
 	fflush(test_log_mem);
-	return test_log_buf != NULL && strstr(test_log_buf, s) != NULL;
+	r = test_log_buf != NULL && strstr(test_log_buf, s) != NULL;
+	funlockfile(test_log_mem);
+	return r;
+}
+
+/* Wait until the capture contains @p s, which another thread logs;
+ * @p seconds is a failure guard. Returns whether it does. */
+static inline int
+test_log_wait(const char *s, double seconds)
+{
+	uint64_t dl = test_deadline(seconds);
+
+	while (!test_log_has(s) && !test_expired(dl))
+		rte_delay_us_sleep(1000);
+	return test_log_has(s);
 }
 
 #endif /* COMCH_TEST_H */

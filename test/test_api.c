@@ -331,6 +331,7 @@ test_fast_path_debug(void)
 #ifdef RTE_COMCH_DEBUG
 	struct rte_comch_fp_obj bad = { .dev_id = RTE_COMCH_MAX_DEVS };
 	struct rte_comch_send_op op = { 0 };
+	struct rte_comch_sendv_op vop = { 0 };
 	struct rte_comch_completion cpl;
 	void *buf = NULL;
 	uint32_t len = 0;
@@ -340,6 +341,11 @@ test_fast_path_debug(void)
 		(struct rte_comch_producer *)&bad, 1, NULL, 1), -EINVAL);
 	CHECK_EQ(rte_comch_producer_send_burst(
 		(struct rte_comch_producer *)&bad, 1, &op, 1), -ENODEV);
+	CHECK_EQ(rte_comch_producer_sendv_burst(NULL, 1, &vop, 1), -EINVAL);
+	CHECK_EQ(rte_comch_producer_sendv_burst(
+		(struct rte_comch_producer *)&bad, 1, NULL, 1), -EINVAL);
+	CHECK_EQ(rte_comch_producer_sendv_burst(
+		(struct rte_comch_producer *)&bad, 1, &vop, 1), -ENODEV);
 	CHECK_EQ(rte_comch_consumer_post_burst(NULL, &buf, &len, 1), -EINVAL);
 	CHECK_EQ(rte_comch_consumer_post_burst(
 		(struct rte_comch_consumer *)&bad, &buf, &len, 1), -ENODEV);

@@ -15,7 +15,7 @@ EAL="-l 0 --no-pci --no-huge -m 64 --log-level=lib.eal:error --log-level=lib.tel
 fail=0
 PROGS="examples/dpdk-comch-ctrl-server examples/dpdk-comch-ctrl-client
 	examples/dpdk-comch-data-server examples/dpdk-comch-data-client
-	app/dpdk-comch-perf"
+	examples/dpdk-comch-pipeline app/dpdk-comch-perf"
 
 # expect_fatal NAME PROG LAST_LINE ARGS...: exits non-zero, last line is LAST_LINE
 expect_fatal() {

@@ -13,6 +13,8 @@
  * server) must stay up, refuse or close only that connection with a logged
  * reason, and then serve a well-behaved client (a real comch_shm host
  * device) with full, ordered delivery. No fd may be left behind.
+ *
+ * The cases net_* (test_evil_net.c) do the same to a net_comch port.
  */
 
 #include <fcntl.h>
@@ -23,8 +25,9 @@
 #include <rte_memory.h>
 
 #include "evil_peer.h"
+#include "test_evil.h"
 
-static char link_dir[64];
+char link_dir[64];
 static int16_t dpu, host;
 static struct rte_comch_server *srv;
 
@@ -781,6 +784,11 @@ main(int argc __rte_unused, char **argv)
 		{ "corrupt_posts", case_corrupt_posts },
 		{ "corrupt_completions", case_corrupt_completions },
 		{ "aborted", case_aborted },
+		{ "net_bad_messages", case_net_bad_messages },
+		{ "net_disagree", case_net_disagree },
+		{ "net_silent", case_net_silent },
+		{ "net_frames", case_net_frames },
+		{ "net_honest", case_net_honest },
 	};
 	struct rte_comch_server_conf conf = { .name = "evil",
 		.connect_cb = on_connect, .disconnect_cb = on_disconnect,
@@ -795,6 +803,8 @@ main(int argc __rte_unused, char **argv)
 		return 1;
 	srv = rte_comch_server_create(dpu, &conf);
 	if (srv == NULL || rte_comch_server_start(srv) < 0)
+		return 1;
+	if (net_evil_init() < 0)
 		return 1;
 	fds0 = test_count_fds();
 	test_describe_fds(fds_before, sizeof(fds_before));

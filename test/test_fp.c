@@ -247,6 +247,76 @@ test_sizes(void)
 	return link_close(&l);
 }
 
+/* Gathered messages: the pieces land one after the other in one posted
+ * buffer, with the message's immediate data; a message whose pieces
+ * together do not fit is refused (-EMSGSIZE) and a full consumer is
+ * "again", as for contiguous ones, and so are unknown ids; empty pieces
+ * and messages are fine. */
+static int
+test_sendv(void)
+{
+	struct rte_comch_completion cpl[8];
+	struct rte_comch_consumer *c;
+	struct rte_comch_producer *p;
+	struct rte_comch_mem *mem;
+	struct fp_link l;
+	uint8_t data[1000], want[1000];
+	uint32_t len = 600, id, k;
+	void *bufs[4];
+
+	CHECK_OK(link_open(&l, "sendv"));
+	mem = rte_comch_mem_create(dpu, 4096, SOCKET_ID_ANY);
+	c = consumer_on_dpu(&l, mem, 4, 0);
+	p = producer_on(l.hconn);
+	CHECK(mem && c && p, "objects");
+	id = rte_comch_consumer_id(c);
+	fill(data, sizeof(data), 9);
+	for (k = 0; k < 4; k++)
+		bufs[k] = (uint8_t *)rte_comch_mem_addr(mem) + k * 1024;
+	{
+		const struct rte_comch_seg s1[] = { { data + 500, 7 },
+			{ NULL, 0 }, { data, 300 }, { data + 900, 93 } };
+		const struct rte_comch_seg s2[] = { { data, 600 } };
+		const struct rte_comch_seg s3[] = { { data, 300 }, { data, 301 } };
+		const uint16_t imm = 0xbeef;
+		struct rte_comch_sendv_op ops[] = {
+			{ .segs = s1, .nb_segs = 4, .imm = &imm, .imm_len = 2 },
+			{ .segs = NULL, .nb_segs = 0 },
+			{ .segs = s2, .nb_segs = 1 },
+		};
+		struct rte_comch_sendv_op big = { .segs = s3, .nb_segs = 2 };
+
+		CHECK_EQ(rte_comch_consumer_post_burst(c, bufs, (uint32_t[]){
+			len, len, len, len }, 4), 4);
+		CHECK_EQ(rte_comch_producer_sendv_burst(p, id, &big, 1), -EMSGSIZE);
+		CHECK_EQ(rte_comch_producer_sendv_burst(p, id, ops, 3), 3);
+		CHECK_EQ(rte_comch_consumer_poll_burst(c, cpl, 8), 3);
+		memcpy(want, data + 500, 7);
+		memcpy(want + 7, data, 300);
+		memcpy(want + 307, data + 900, 93);
+		CHECK_EQ(cpl[0].len, 400);
+		CHECK(memcmp(cpl[0].buf, want, 400) == 0, "gathered content");
+		CHECK_EQ(cpl[0].imm_len, 2);
+		CHECK(memcmp(cpl[0].imm, &imm, 2) == 0, "immediate data");
+		CHECK_EQ(cpl[1].len, 0);
+		CHECK_EQ(cpl[2].len, 600);
+		CHECK(memcmp(cpl[2].buf, data, 600) == 0, "one piece");
+		/* one buffer left: the second message is "again" */
+		CHECK_EQ(rte_comch_producer_sendv_burst(p, id, &ops[2], 1), 1);
+		CHECK_EQ(rte_comch_producer_sendv_burst(p, id, &ops[2], 1), 0);
+		CHECK_EQ(rte_comch_consumer_poll_burst(c, cpl, 8), 1);
+		CHECK(memcmp(cpl[0].buf, data, 600) == 0, "after again");
+		/* The same lookup as a contiguous send: an id above every
+		 * announced one is "again", 0 is no consumer. */
+		CHECK_EQ(rte_comch_producer_sendv_burst(p, id + 1000, ops, 1), 0);
+		CHECK_EQ(rte_comch_producer_sendv_burst(p, 0, ops, 1), -ENOENT);
+	}
+	CHECK_OK(destroy_producer(p));
+	CHECK_OK(destroy_consumer(&l, c));
+	CHECK_OK(rte_comch_mem_destroy(mem));
+	return link_close(&l);
+}
+
 static int
 test_immediate(void)
 {
@@ -938,6 +1008,7 @@ main(int argc __rte_unused, char **argv)
 	static const struct test_case cases[] = {
 		{ "caps", test_caps },
 		{ "sizes", test_sizes },
+		{ "sendv", test_sendv },
 		{ "immediate", test_immediate },
 		{ "again_oversize_destroyed", test_again_oversize_destroyed },
 		{ "consumer_ids", test_consumer_ids },

@@ -116,6 +116,14 @@ comch_dummy_send(void *p __rte_unused, uint32_t id __rte_unused,
 }
 
 static int
+comch_dummy_sendv(void *p __rte_unused, uint32_t id __rte_unused,
+		const struct rte_comch_sendv_op *ops __rte_unused,
+		uint16_t n __rte_unused)
+{
+	return -ENODEV;
+}
+
+static int
 comch_dummy_post(void *c __rte_unused, void * const *bufs __rte_unused,
 		const uint32_t *lens __rte_unused, uint16_t n __rte_unused)
 {
@@ -131,7 +139,8 @@ comch_dummy_poll(void *c __rte_unused,
 }
 
 #define COMCH_DUMMY_FP { .send = comch_dummy_send, \
-	.post = comch_dummy_post, .poll = comch_dummy_poll }
+	.post = comch_dummy_post, .poll = comch_dummy_poll, \
+	.sendv = comch_dummy_sendv }
 
 struct rte_comch_fp_ops rte_comch_fp_ops[RTE_COMCH_MAX_DEVS] = {
 	[0 ... RTE_COMCH_MAX_DEVS - 1] = COMCH_DUMMY_FP,
@@ -146,6 +155,8 @@ rte_comch_pmd_probing_finish(struct rte_comch_dev *dev)
 	/* A driver without a fast path keeps the dummies. */
 	fp->send = dev->dev_ops->fp_send != NULL ? dev->dev_ops->fp_send :
 		dummy.send;
+	fp->sendv = dev->dev_ops->fp_sendv != NULL ? dev->dev_ops->fp_sendv :
+		dummy.sendv;
 	fp->post = dev->dev_ops->fp_post != NULL ? dev->dev_ops->fp_post :
 		dummy.post;
 	fp->poll = dev->dev_ops->fp_poll != NULL ? dev->dev_ops->fp_poll :

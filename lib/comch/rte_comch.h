@@ -879,6 +879,22 @@ struct rte_comch_send_op {
 	const void *imm;     /**< Immediate data. */
 };
 
+/** One piece of a gathered message (rte_comch_producer_sendv_burst()). */
+struct rte_comch_seg {
+	const void *data;    /**< Bytes, may be NULL when @c len is 0. */
+	uint32_t len;        /**< Their number. */
+};
+
+/** One message gathered from pieces: they land one after the other in
+ * one posted buffer, as if they had been one contiguous payload. */
+struct rte_comch_sendv_op {
+	const struct rte_comch_seg *segs; /**< The pieces, in order. */
+	uint16_t nb_segs;    /**< Their number (0: an empty payload). */
+	uint16_t reserved;
+	uint32_t imm_len;    /**< Immediate data bytes, at most the consumer's. */
+	const void *imm;     /**< Immediate data. */
+};
+
 /** A posted buffer coming back to its consumer. */
 struct rte_comch_completion {
 	void *buf;           /**< The buffer as posted. */
@@ -1442,6 +1458,49 @@ rte_comch_producer_send_burst(struct rte_comch_producer *prod,
 		return -ENODEV;
 #endif
 	return rte_comch_fp_ops[obj->dev_id].send(obj->drv, consumer_id, ops,
+			nb_ops);
+}
+
+/**
+ * Send a burst of gathered messages to a remote consumer: as
+ * rte_comch_producer_send_burst(), but each message's payload is the
+ * concatenation of its pieces, copied once, piece after piece, into the
+ * next buffer that consumer posted (a packet in several mbufs, or several
+ * small packets in one buffer, without a copy into a contiguous buffer
+ * first). The payload's length is the sum of the pieces' lengths; the
+ * completion is the same as for one contiguous payload of that length.
+ *
+ * Must be called on the producer's lcore only.
+ *
+ * @param prod
+ *   A running producer.
+ * @param consumer_id
+ *   Remote consumer (from a consumer event).
+ * @param ops
+ *   Messages to send.
+ * @param nb_ops
+ *   Number of messages.
+ * @return
+ *   As rte_comch_producer_send_burst(): the number of messages sent (0:
+ *   "again", also for an id above every announced one), or a negative
+ *   errno when the first is refused (-EMSGSIZE: the pieces together are
+ *   larger than the posted buffer, or the immediate data too long;
+ *   -ENOENT, -ECONNRESET, -EBUSY as there).
+ */
+static inline int
+rte_comch_producer_sendv_burst(struct rte_comch_producer *prod,
+		uint32_t consumer_id, const struct rte_comch_sendv_op *ops,
+		uint16_t nb_ops)
+{
+	const struct rte_comch_fp_obj *obj = (const struct rte_comch_fp_obj *)prod;
+
+#ifdef RTE_COMCH_DEBUG
+	if (prod == NULL || ops == NULL)
+		return -EINVAL;
+	if (obj->dev_id < 0 || obj->dev_id >= RTE_COMCH_MAX_DEVS)
+		return -ENODEV;
+#endif
+	return rte_comch_fp_ops[obj->dev_id].sendv(obj->drv, consumer_id, ops,
 			nb_ops);
 }
 

@@ -30,11 +30,15 @@ extern "C" {
 #define RTE_COMCH_IMM_DATA_MAX 32
 
 struct rte_comch_send_op;
+struct rte_comch_sendv_op;
 struct rte_comch_completion;
 
 /** @internal Send a burst to a remote consumer. */
 typedef int (*rte_comch_fp_send_t)(void *producer, uint32_t consumer_id,
 		const struct rte_comch_send_op *ops, uint16_t nb_ops);
+/** @internal Send a burst of gathered messages to a remote consumer. */
+typedef int (*rte_comch_fp_sendv_t)(void *producer, uint32_t consumer_id,
+		const struct rte_comch_sendv_op *ops, uint16_t nb_ops);
 /** @internal Post receive buffers. */
 typedef int (*rte_comch_fp_post_t)(void *consumer, void * const *bufs,
 		const uint32_t *lens, uint16_t nb_bufs);
@@ -47,7 +51,8 @@ struct rte_comch_fp_ops {
 	rte_comch_fp_send_t send;
 	rte_comch_fp_post_t post;
 	rte_comch_fp_poll_t poll;
-	uintptr_t reserved[5];
+	rte_comch_fp_sendv_t sendv;
+	uintptr_t reserved[4];
 } __rte_cache_aligned;
 
 /** @internal Per-process table, indexed by device id. Slots of absent

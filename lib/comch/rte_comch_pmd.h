@@ -339,6 +339,7 @@ struct rte_comch_dev_ops {
 	/* Fast path: copied into rte_comch_fp_ops[] of this process by
 	 * rte_comch_pmd_probing_finish(). */
 	rte_comch_fp_send_t fp_send;
+	rte_comch_fp_sendv_t fp_sendv;
 	rte_comch_fp_post_t fp_post;
 	rte_comch_fp_poll_t fp_poll;
 };

@@ -453,6 +453,7 @@ static const struct rte_comch_dev_ops shm_dev_ops = {
 	.event_wake = shm_event_wake,
 	.event_stats = shm_event_stats,
 	.fp_send = shm_fp_send,
+	.fp_sendv = shm_fp_sendv,
 	.fp_post = shm_fp_post,
 	.fp_poll = shm_fp_poll,
 };

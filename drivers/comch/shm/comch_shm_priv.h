@@ -721,6 +721,8 @@ int shm_msg_recv_burst(struct rte_comch_conn *conn, struct rte_comch_msg *msgs,
 uint64_t shm_conn_in_flight(struct rte_comch_conn *conn);
 int shm_fp_send(void *producer, uint32_t consumer_id,
 		const struct rte_comch_send_op *ops, uint16_t nb_ops);
+int shm_fp_sendv(void *producer, uint32_t consumer_id,
+		const struct rte_comch_sendv_op *ops, uint16_t nb_ops);
 int shm_fp_post(void *consumer, void * const *bufs, const uint32_t *lens,
 		uint16_t nb_bufs);
 int shm_fp_poll(void *consumer, struct rte_comch_completion *cpl,

@@ -5,9 +5,9 @@
 /*
  * comch_shm: the message path, the only file whose speed matters: control
  * message rings (send, receive, in flight) and the fast path (a
- * consumer's post and poll, a producer's send). The producer's CPU plays
- * the hardware: it copies each payload once, straight into the consumer's
- * posted buffer. Layouts: comch_shm.h.
+ * consumer's post and poll, a producer's send, contiguous or gathered).
+ * The producer's CPU plays the hardware: it copies each payload once,
+ * straight into the consumer's posted buffer. Layouts: comch_shm.h.
  *
  * Control rings. For a message from A to B, the ring lives in B's
  * mailbox:
@@ -409,17 +409,54 @@ shm_claim(const struct shm_remote_cons *r, uint32_t *c, uint32_t want,
 	}
 }
 
-int
-shm_fp_send(void *producer, uint32_t consumer_id,
-		const struct rte_comch_send_op *ops, uint16_t nb_ops)
+/* The length of a gathered message (beyond any posted buffer if the
+ * pieces add up to more than 32 bits). */
+static inline uint32_t
+shm_sendv_len(const struct rte_comch_sendv_op *op)
 {
-	struct shm_producer *p = producer;
+	uint64_t len = 0;
+	uint16_t j;
+
+	for (j = 0; j < op->nb_segs; j++)
+		len += op->segs[j].len;
+	return len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
+}
+
+/* Copy a gathered message's pieces one after the other to @p dst, never
+ * beyond the @p len the claim checked, whatever the pieces say now. */
+static inline void
+shm_sendv_copy(uint8_t *dst, const struct rte_comch_sendv_op *v, uint32_t len)
+{
+	uint32_t n;
+	uint16_t j;
+
+	for (j = 0; j < v->nb_segs && len != 0; j++) {
+		n = RTE_MIN(v->segs[j].len, len);
+		if (n == 0)
+			continue;
+		memcpy(dst, v->segs[j].data, n);
+		dst += n;
+		len -= n;
+	}
+}
+
+/* A send of contiguous messages (@p vops NULL) or of gathered ones (@p ops
+ * NULL): the same lookup and claim, then one copy per message or per
+ * piece. Inlined into each of the two ops, so the contiguous send pays
+ * nothing for the gathered one. */
+static __rte_always_inline int
+shm_send(struct shm_producer *p, uint32_t consumer_id,
+		const struct rte_comch_send_op *ops,
+		const struct rte_comch_sendv_op *vops, uint16_t nb_ops)
+{
 	struct shm_conn *sc = p->sc;
 	struct shm_remote_cons *r;
+	struct rte_comch_send_op vlen[SHM_SEND_CHUNK];
+	const struct rte_comch_send_op *cops;
 	uint64_t off[SHM_SEND_CHUNK];
 	uint32_t blen[SHM_SEND_CHUNK];
 	uint32_t slot = RTE_COMCH_CONSUMER_SLOT(consumer_id);
-	uint32_t c, i;
+	uint32_t c, i, want;
 	int sent = 0, k;
 
 	if (unlikely(!p->running))
@@ -454,8 +491,21 @@ shm_fp_send(void *producer, uint32_t consumer_id,
 
 	c = __atomic_load_n(&r->hdr->claim, __ATOMIC_ACQUIRE);
 	while (sent < nb_ops) {
-		k = shm_claim(r, &c, RTE_MIN((uint32_t)SHM_SEND_CHUNK,
-				(uint32_t)(nb_ops - sent)), &ops[sent], off, blen);
+		want = RTE_MIN((uint32_t)SHM_SEND_CHUNK,
+				(uint32_t)(nb_ops - sent));
+		if (vops != NULL) {
+			/* What the claim checks: each message's length. */
+			for (i = 0; i < want; i++) {
+				vlen[i].data = NULL;
+				vlen[i].len = shm_sendv_len(&vops[sent + i]);
+				vlen[i].imm_len = vops[sent + i].imm_len;
+				vlen[i].imm = vops[sent + i].imm;
+			}
+			cops = vlen;
+		} else {
+			cops = &ops[sent];
+		}
+		k = shm_claim(r, &c, want, cops, off, blen);
 		if (k <= 0) {
 			if (k == -EPROTO) {
 				shm_conn_break(sc, SHM_BROKEN_POSTS);
@@ -468,13 +518,16 @@ shm_fp_send(void *producer, uint32_t consumer_id,
 
 		/* The slots [c, c + k) are ours: copy, then complete. */
 		for (i = 0; i < (uint32_t)k; i++) {
-			const struct rte_comch_send_op *op = &ops[sent + i];
+			const struct rte_comch_send_op *op = &cops[i];
 			struct shm_post_slot *s = &r->slots[(c + i) & r->mask];
 			union shm_cpl w = { .done_seq = c + i + 1,
 					    .len = op->len };
 
 			p->cnt.bytes += op->len;
-			if (op->len != 0)
+			if (vops != NULL)
+				shm_sendv_copy(r->mem + off[i], &vops[sent + i],
+						op->len);
+			else if (op->len != 0)
 				memcpy(r->mem + off[i], op->data, op->len);
 			s->producer_id = p->id;
 			s->imm_len = (uint8_t)op->imm_len;
@@ -493,4 +546,18 @@ shm_fp_send(void *producer, uint32_t consumer_id,
 	/* Every slot claimed is complete, and r is not used any more. */
 	__atomic_store_n(p->hazard, 0, __ATOMIC_RELEASE);
 	return sent;
+}
+
+int
+shm_fp_send(void *producer, uint32_t consumer_id,
+		const struct rte_comch_send_op *ops, uint16_t nb_ops)
+{
+	return shm_send(producer, consumer_id, ops, NULL, nb_ops);
+}
+
+int
+shm_fp_sendv(void *producer, uint32_t consumer_id,
+		const struct rte_comch_sendv_op *ops, uint16_t nb_ops)
+{
+	return shm_send(producer, consumer_id, NULL, ops, nb_ops);
 }
