@@ -77,7 +77,8 @@ import sys
 import tempfile
 import time
 
-HONEST_GUARD = 150   # s: the honest client must be done by then
+HONEST_GUARD = 300   # s: the honest client must be done by then (a guard
+                     # against a wedge: ASan on a loaded machine took 150)
 START_GUARD = 60     # s: a program must be ready by then
 ARM_GUARD = 180      # s: the attacker must have its attack in place
 STOP_GUARD = 60      # s: a program must exit by then once asked
