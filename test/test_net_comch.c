@@ -11,7 +11,10 @@
  * behind. Deadlines are failure guards only.
  */
 
+#include <poll.h>
+
 #include <rte_ethdev.h>
+#include <rte_interrupts.h>
 #include <rte_mbuf.h>
 
 #include "comch_test.h"
@@ -59,6 +62,7 @@ struct port_opts {
 	uint16_t nb_rxq, nb_txq;
 	bool scatter;
 	struct rte_mempool *mp;
+	bool rx_intr;   /* intr_conf.rxq */
 };
 
 /* Create, configure and start a port; returns its id or -1. */
@@ -77,6 +81,7 @@ port_open(const char *name, const char *args, const struct port_opts *o)
 		return -1;
 	if (o->scatter)
 		conf.rxmode.offloads = RTE_ETH_RX_OFFLOAD_SCATTER;
+	conf.intr_conf.rxq = o->rx_intr;
 	if (rte_eth_dev_configure(port, o->nb_rxq, o->nb_txq, &conf) != 0)
 		return -1;
 	rte_eth_dev_callback_register(port, RTE_ETH_EVENT_INTR_LSC, on_lsc,
@@ -737,6 +742,78 @@ case_many_queues(void)
 	return pools_full();
 }
 
+/* Whether @p fd is readable now (no waiting). */
+static int
+fd_readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+/* Rx interrupts: an lcore sleeps in rte_epoll_wait() on each rx queue's
+ * fd of the port's interrupt handle and wakes when a packet comes to that
+ * queue, not another; enabling while packets wait wakes it at once; the
+ * fd stays quiet while nothing comes. */
+static int
+case_rx_interrupts(void)
+{
+	struct port_opts od = { 2, 2, false, NULL, true };
+	struct port_opts oh = { 2, 2, false, NULL, false };
+	struct rte_epoll_event ev[4];
+	struct rte_mbuf *m[32];
+	int d, h, fd[2], n, r;
+	uint16_t q;
+
+	od.mp = mp_d;
+	oh.mp = mp_h;
+	CHECK_OK(pair_open(&d, &h, ",queues=2", ",queues=2", &od, &oh));
+	CHECK(wait_link(d, 1, 20) && wait_link(h, 1, 20), "link up");
+	/* the host port has none: its queues are polled */
+	CHECK(rte_eth_dev_rx_intr_enable(h, 0) < 0, "host port rx interrupt");
+	for (q = 0; q < 2; q++) {
+		CHECK_OK(rte_eth_dev_rx_intr_ctl_q(d, q, RTE_EPOLL_PER_THREAD,
+			RTE_INTR_EVENT_ADD, (void *)(uintptr_t)(q + 1)));
+		fd[q] = rte_eth_dev_rx_intr_ctl_q_get_fd(d, q);
+		CHECK(fd[q] >= 0, "queue %u fd", q);
+	}
+	for (int round = 0; round < 20; round++) {
+		q = (uint16_t)(round & 1);
+		CHECK_OK(rte_eth_dev_rx_intr_enable(d, 0));
+		CHECK_OK(rte_eth_dev_rx_intr_enable(d, 1));
+		/* nothing sent: nothing to wake for */
+		CHECK(!fd_readable(fd[0]) && !fd_readable(fd[1]),
+			"round %d: an fd readable with nothing sent", round);
+		CHECK_EQ(send_seq(h, q, (uint32_t)round, 1, 100, 10), 1);
+		/* failure guard 10 s: the packet wakes the sleeper */
+		n = rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, 4, 10000);
+		CHECK_EQ(n, 1);
+		CHECK(ev[0].epdata.data == (void *)(uintptr_t)(q + 1),
+			"round %d: woken for the other queue", round);
+		CHECK(!fd_readable(fd[q ^ 1]), "round %d: the other fd", round);
+		CHECK_OK(rte_eth_dev_rx_intr_disable(d, 0));
+		CHECK_OK(rte_eth_dev_rx_intr_disable(d, 1));
+		CHECK_OK(recv_seq(d, q, (uint32_t)round, 1, 100));
+	}
+	/* packets that came while nobody slept: each enable wakes the lcore
+	 * (at once, or when the rest arrive) until it has them all */
+	CHECK_EQ(send_seq(h, 0, 500, 3, 64, 10), 3);
+	for (r = 0; r < 3; ) {
+		CHECK_OK(rte_eth_dev_rx_intr_enable(d, 0));
+		/* failure guard 10 s */
+		CHECK_EQ(rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, 4, 10000), 1);
+		CHECK_OK(rte_eth_dev_rx_intr_disable(d, 0));
+		n = rte_eth_rx_burst(d, 0, m, 32);
+		rte_pktmbuf_free_bulk(m, (unsigned int)n);
+		r += n;
+	}
+	CHECK_EQ(r, 3);
+	for (q = 0; q < 2; q++)
+		CHECK_OK(rte_eth_dev_rx_intr_ctl_q(d, q, RTE_EPOLL_PER_THREAD,
+			RTE_INTR_EVENT_DEL, NULL));
+	return 0;
+}
+
 int
 main(int argc __rte_unused, char **argv)
 {
@@ -749,6 +826,7 @@ main(int argc __rte_unused, char **argv)
 		{ "mismatch", case_mismatch },
 		{ "restart", case_restart },
 		{ "many_queues", case_many_queues },
+		{ "rx_interrupts", case_rx_interrupts },
 	};
 	int ret;
 

@@ -280,8 +280,14 @@ ncm_check_comch(const char *name, struct ncm_port *port, int16_t *comch_id)
 static int
 ncm_dev_configure(struct rte_eth_dev *dev)
 {
-	if (dev->data->dev_conf.intr_conf.rxq) {
-		NCM_LOG(ERR, "%s: no rx interrupts (intr_conf.rxq); poll the queues",
+	struct ncm_proc *pp = dev->process_private;
+	struct rte_comch_dev_info info;
+
+	/* Rx interrupts need the comch device's event mode. */
+	if (dev->data->dev_conf.intr_conf.rxq &&
+	    (rte_comch_info_get(pp->comch_id, &info) != 0 ||
+	     !(info.caps.flags & RTE_COMCH_CAPA_EVENT))) {
+		NCM_LOG(ERR, "%s: no rx interrupts (intr_conf.rxq): the comch device has no event mode; poll the queues",
 			dev->data->name);
 		return -ENOTSUP;
 	}
@@ -292,6 +298,7 @@ static int
 ncm_dev_start(struct rte_eth_dev *dev)
 {
 	uint16_t i;
+	int ret;
 
 	for (i = 0; i < dev->data->nb_rx_queues; i++)
 		if (dev->data->rx_queues[i] == NULL)
@@ -303,6 +310,12 @@ ncm_dev_start(struct rte_eth_dev *dev)
 		dev->data->rx_queue_state[i] = RTE_ETH_QUEUE_STATE_STARTED;
 	for (i = 0; i < dev->data->nb_tx_queues; i++)
 		dev->data->tx_queue_state[i] = RTE_ETH_QUEUE_STATE_STARTED;
+	ret = ncm_intr_setup(dev->process_private);
+	if (ret < 0) {
+		NCM_LOG(ERR, "%s: cannot set up rx interrupts: %s",
+			dev->data->name, rte_strerror(-ret));
+		return ret;
+	}
 	return ncm_ctrl_start(dev->process_private);
 }
 
@@ -327,6 +340,7 @@ ncm_dev_close(struct rte_eth_dev *dev)
 
 	if (pp != NULL) {
 		ncm_ctrl_fini(pp);
+		ncm_intr_teardown(pp);
 		free(pp);
 		dev->process_private = NULL;
 	}
@@ -673,6 +687,8 @@ static const struct eth_dev_ops ncm_ops = {
 	.xstats_get = ncm_xstats_get,
 	.xstats_get_names = ncm_xstats_get_names,
 	.xstats_reset = ncm_xstats_reset,
+	.rx_queue_intr_enable = ncm_rx_queue_intr_enable,
+	.rx_queue_intr_disable = ncm_rx_queue_intr_disable,
 };
 
 /* ------------------------------------------------------ probe / remove */
@@ -686,6 +702,7 @@ ncm_proc_new(struct rte_eth_dev *dev)
 		return NULL;
 	pp->dev = dev;
 	pp->port = dev->data->dev_private;
+	ncm_intr_init(pp);
 	return pp;
 }
 
@@ -711,8 +728,16 @@ ncm_probe_secondary(struct rte_vdev_device *vdev, const char *name)
 		return -ENOMEM;
 	}
 	dev->process_private = pp;
-	ret = ncm_ctrl_init(pp);
+	/* The primary configured rx interrupts: this process's handle and
+	 * fds, before the alarm makes any consumer here. */
+	ret = ncm_intr_setup(pp);
+	if (ret < 0)
+		NCM_LOG(ERR, "%s: cannot set up rx interrupts: %s", name,
+			rte_strerror(-ret));
+	else
+		ret = ncm_ctrl_init(pp);
 	if (ret < 0) {
+		ncm_intr_teardown(pp);
 		free(pp);
 		dev->process_private = NULL;
 		rte_eth_dev_release_port(dev);

@@ -232,6 +232,12 @@ struct ncm_proc {
 	bool lsc_pending;              /**< Report after the lock is dropped. */
 	struct ncm_lq rxl[NCM_MAX_QUEUES];
 	struct ncm_lq txl[NCM_MAX_QUEUES];
+	/* Rx interrupts (intr_conf.rxq), this process's: net_comch_intr.c. */
+	struct rte_intr_handle *rx_ih; /**< dev->intr_handle, or NULL. */
+	uint16_t nb_rx_intr;           /**< Queues it has an fd for. */
+	int rx_epfd[NCM_MAX_QUEUES];   /**< Per queue: an epoll set holding
+					*   its consumer's event fd. */
+	uint8_t rx_intr_on[NCM_MAX_QUEUES]; /**< Enabled by the application. */
 };
 
 static inline struct ncm_proc *
@@ -253,6 +259,32 @@ ncm_ms(uint64_t ms)
 	return rte_get_timer_hz() * ms / 1000;
 }
 
+/*
+ * Tell the alarm that this lcore is inside a burst of @p l, then look at
+ * l->active: see struct ncm_lq. With membarrier the alarm's side makes
+ * every running thread pass a full barrier, so a compiler barrier is all
+ * the burst needs; without it the burst fences.
+ */
+static __rte_always_inline bool
+ncm_enter(struct ncm_lq *l)
+{
+	__atomic_store_n(&l->in_burst, 1, __ATOMIC_RELAXED);
+	if (unlikely(l->fence))
+		rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	else
+		rte_compiler_barrier();
+	if (likely(__atomic_load_n(&l->active, __ATOMIC_ACQUIRE)))
+		return true;
+	l->wanted = 1;
+	return false;
+}
+
+static __rte_always_inline void
+ncm_leave(struct ncm_lq *l)
+{
+	__atomic_store_n(&l->in_burst, 0, __ATOMIC_RELEASE);
+}
+
 /* net_comch_queue.c */
 void ncm_membarrier_init(struct ncm_proc *pp);
 bool ncm_rx_release(struct ncm_proc *pp, uint16_t i);
@@ -272,5 +304,16 @@ const char *ncm_state_name(enum ncm_state st);
 /* net_comch_rxtx.c */
 uint16_t ncm_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb);
 uint16_t ncm_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t nb);
+
+/* net_comch_intr.c */
+void ncm_intr_init(struct ncm_proc *pp);
+int ncm_intr_setup(struct ncm_proc *pp);
+void ncm_intr_teardown(struct ncm_proc *pp);
+int ncm_intr_consumer_added(struct ncm_proc *pp, uint16_t i,
+		struct rte_comch_consumer *cons);
+void ncm_intr_consumer_removed(struct ncm_proc *pp, uint16_t i,
+		struct rte_comch_consumer *cons);
+int ncm_rx_queue_intr_enable(struct rte_eth_dev *dev, uint16_t qid);
+int ncm_rx_queue_intr_disable(struct rte_eth_dev *dev, uint16_t qid);
 
 #endif /* NET_COMCH_PRIV_H */

@@ -136,6 +136,7 @@ ncm_rx_release(struct ncm_proc *pp, uint16_t i)
 	} while (n > 0);
 	if (rte_comch_consumer_state(cons) != RTE_COMCH_STATE_IDLE)
 		return false;
+	ncm_intr_consumer_removed(pp, i, cons);
 	rte_comch_consumer_destroy(cons);
 	rte_comch_mem_destroy(l->mem);
 	l->obj = NULL;
@@ -186,6 +187,8 @@ ncm_rx_create(struct ncm_proc *pp, uint16_t i, struct ncm_rxq *q,
 		goto fail;
 	}
 	cc.mem = mem;
+	if (pp->rx_ih != NULL)
+		cc.flags = RTE_COMCH_F_EVENT; /* rx interrupts */
 	cons = rte_comch_consumer_create(pp->conn, &cc);
 	if (cons == NULL) {
 		ret = -rte_errno;
@@ -224,6 +227,10 @@ ncm_rx_create(struct ncm_proc *pp, uint16_t i, struct ncm_rxq *q,
 	__atomic_store_n(&q->cons_id, rte_comch_consumer_id(cons),
 			__ATOMIC_RELEASE);
 	__atomic_store_n(&l->active, 1, __ATOMIC_RELEASE);
+	ret = ncm_intr_consumer_added(pp, i, cons);
+	if (ret < 0)
+		NCM_LOG(ERR, "%s: rx queue %u: no interrupt for its consumer: %s",
+			ncm_name(pp), i, rte_strerror(-ret));
 	return 0;
 
 fail_started:

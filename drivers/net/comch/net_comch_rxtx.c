@@ -33,32 +33,6 @@
 /* Mbuf segments gathered per send. */
 #define NCM_TX_SEGS 128
 
-/*
- * Tell the alarm that this lcore is inside a burst of @p l, then look at
- * l->active: see struct ncm_lq. With membarrier the alarm's side makes
- * every running thread pass a full barrier, so a compiler barrier is all
- * the burst needs; without it the burst fences.
- */
-static __rte_always_inline bool
-ncm_enter(struct ncm_lq *l)
-{
-	__atomic_store_n(&l->in_burst, 1, __ATOMIC_RELAXED);
-	if (unlikely(l->fence))
-		rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
-	else
-		rte_compiler_barrier();
-	if (likely(__atomic_load_n(&l->active, __ATOMIC_ACQUIRE)))
-		return true;
-	l->wanted = 1;
-	return false;
-}
-
-static __rte_always_inline void
-ncm_leave(struct ncm_lq *l)
-{
-	__atomic_store_n(&l->in_burst, 0, __ATOMIC_RELEASE);
-}
-
 /* ----------------------------------------------------------------- rx */
 
 /* Copy @p len bytes at @p src into a chain starting with @p head
