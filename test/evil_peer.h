@@ -83,11 +83,13 @@ raw_connect(const char *dir)
 static inline int
 raw_send(int sock, const void *buf, size_t len, const int *fds, int nfds)
 {
-	char cbuf[CMSG_SPACE(4 * sizeof(int))];
+	char cbuf[CMSG_SPACE(8 * sizeof(int))];
 	struct iovec iov = { .iov_base = (void *)(uintptr_t)buf, .iov_len = len };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	struct cmsghdr *c;
 
+	if (nfds > 8)
+		return -1;
 	if (nfds > 0) {
 		memset(cbuf, 0, sizeof(cbuf));
 		mh.msg_control = cbuf;

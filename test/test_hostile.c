@@ -24,6 +24,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <netinet/in.h>
+#include <signal.h>
 
 #include <rte_memory.h>
 
@@ -903,6 +905,190 @@ run_case(const char *name, int (*fn)(void))
 	return ret;
 }
 
+
+/*
+ * fds whose close() waits on the peer. A TCP socket with SO_LINGER set
+ * and data its other end never takes blocks its last close() for the
+ * linger time (an hour here); an AF_UNIX socket with that socket queued
+ * on it does the same when it goes. The attacker hands the DPU such fds
+ * every way the wire lets it: as a HELLO's mailbox, as a HELLO's extra
+ * fd, on an empty record, on BYE, queued behind a violation (the DPU
+ * closes the link socket with it still queued), wrapped in an AF_UNIX
+ * socket, beyond the four fds a message may carry. After each, the DPU
+ * must serve: the honest client goes on, and a new client connects (the
+ * EAL interrupt thread answers handshakes). A close that waited would
+ * wedge this thread: SIGALRM is the guard that says so.
+ */
+static int linger_rx = -1;  /* the other end, which never reads */
+
+static void
+on_wedged(int sig __rte_unused)
+{
+	static const char m[] = "FAILED hostile/close_waits: the DPU blocked in close() on an fd the peer sent\n";
+
+	(void)!write(STDOUT_FILENO, m, sizeof(m) - 1);
+	_exit(1);
+}
+
+static int
+lingering_socket(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct linger lg = { .l_onoff = 1, .l_linger = 3600 };
+	socklen_t len = sizeof(sa);
+	int small = 4096, l, c;
+	char buf[4096] = { 0 };
+
+	l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l < 0 ||
+	    setsockopt(l, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)) < 0 ||
+	    bind(l, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(l, 1) < 0 ||
+	    getsockname(l, (struct sockaddr *)&sa, &len) < 0)
+		return -1;
+	c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c < 0 ||
+	    setsockopt(c, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)) < 0 ||
+	    connect(c, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -1;
+	if (linger_rx < 0)
+		linger_rx = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+	close(l);
+	if (linger_rx < 0 || fcntl(c, F_SETFL, O_NONBLOCK) < 0)
+		return -1;
+	/* until its other end's window and our send buffer are full */
+	while (send(c, buf, sizeof(buf), MSG_NOSIGNAL) > 0)
+		;
+	if (setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) < 0)
+		return -1;
+	return c;
+}
+
+/* A new client of the server connects (failure guard 10 s). */
+static int
+new_client_connects(void)
+{
+	struct rte_comch_client_conf conf = { .server_name = "evil" };
+	struct rte_comch_client *cli = rte_comch_client_create(host, &conf);
+	uint64_t dl = test_deadline(10);
+
+	CHECK(cli != NULL, "client");
+	CHECK_OK(rte_comch_client_start(cli));
+	while (rte_comch_client_state(cli, NULL) == RTE_COMCH_STATE_STARTING &&
+	       !test_expired(dl)) {
+		tick();
+		rte_comch_client_poll(cli);
+	}
+	CHECK_EQ(rte_comch_client_state(cli, NULL), RTE_COMCH_STATE_RUNNING);
+	CHECK_OK(rte_comch_client_stop(cli));
+	CHECK_OK(rte_comch_client_destroy(cli));
+	return 0;
+}
+
+static int
+close_waits_one(int way)
+{
+	struct shm_msg m;
+	struct evil e = { .sock = -1 };
+	int fds[6], mb_fd, u[2], c, i;
+	size_t mb_size;
+	void *mb;
+
+	c = lingering_socket();
+	CHECK(c >= 0, "a lingering socket: %s", strerror(errno));
+	shm_ring_geom_init(&e.rx, 16, SHM_DEFAULT_MSG_SIZE);
+	mb_size = e.rx.mailbox_size;
+	CHECK_OK(sealed_memfd(mb_size, true, &mb_fd, &mb));
+	hello_init(&m, 16, e.rx.mailbox_size);
+	if (way >= 3 && way <= 4) {
+		/* an established connection first */
+		CHECK_OK(evil_open(&e, link_dir, srv));
+	} else {
+		e.sock = raw_connect(link_dir);
+		CHECK(e.sock >= 0, "connect");
+	}
+	switch (way) {
+	case 0: /* the mailbox */
+		CHECK_OK(raw_send(e.sock, &m, sizeof(m), &c, 1));
+		break;
+	case 1: /* an extra fd */
+		fds[0] = mb_fd;
+		fds[1] = c;
+		CHECK_OK(raw_send(e.sock, &m, sizeof(m), fds, 2));
+		break;
+	case 2: /* an empty record */
+		CHECK_OK(raw_send(e.sock, &m, 0, &c, 1));
+		break;
+	case 3: /* BYE */
+		m.type = SHM_MSG_BYE;
+		CHECK_OK(raw_send(e.sock, &m, sizeof(m), &c, 1));
+		break;
+	case 4: /* queued behind a violation */
+		m.type = 99;
+		CHECK_OK(raw_send(e.sock, &m, sizeof(m), NULL, 0));
+		m.type = SHM_MSG_BYE;
+		CHECK_OK(raw_send(e.sock, &m, sizeof(m), &c, 1));
+		break;
+	case 5: /* wrapped in an AF_UNIX socket */
+		CHECK_OK(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, u));
+		CHECK_OK(raw_send(u[1], "x", 1, &c, 1));
+		fds[0] = mb_fd;
+		fds[1] = u[0];
+		CHECK_OK(raw_send(e.sock, &m, sizeof(m), fds, 2));
+		close(u[0]);
+		close(u[1]);
+		break;
+	default: /* beyond four fds */
+		for (i = 0; i < 4; i++)
+			fds[i] = mb_fd;
+		fds[4] = c;
+		CHECK_OK(raw_send(e.sock, &m, sizeof(m), fds, 5));
+		break;
+	}
+	/* the DPU holds the last reference now */
+	close(c);
+	/* the DPU closes what it was sent, and the connection: answered or
+	 * closed (failure guard 10 s) */
+	{
+		uint64_t dl = test_deadline(10);
+		char b[sizeof(m)];
+		ssize_t n = -1;
+
+		while (!test_expired(dl)) {
+			tick();
+			n = recv(e.sock, b, sizeof(b), MSG_DONTWAIT);
+			if (n == 0 || (n < 0 && errno != EAGAIN))
+				break;
+		}
+		CHECK(n == 0 || (n < 0 && errno != EAGAIN),
+			"way %d: the DPU kept the connection", way);
+	}
+	evil_close(&e);
+	munmap(mb, mb_size);
+	close(mb_fd);
+	CHECK_OK(honest_progress(100));
+	CHECK_OK(new_client_connects());
+	return 0;
+}
+
+static int
+case_close_waits(void)
+{
+	int way, ret = 0;
+
+	signal(SIGALRM, on_wedged);
+	alarm(120);
+	for (way = 0; way <= 6 && ret == 0; way++)
+		ret = close_waits_one(way);
+	alarm(0);
+	signal(SIGALRM, SIG_DFL);
+	/* whatever still waited on it goes */
+	close(linger_rx);
+	linger_rx = -1;
+	return ret;
+}
+
 int
 main(int argc __rte_unused, char **argv)
 {
@@ -916,6 +1102,7 @@ main(int argc __rte_unused, char **argv)
 		{ "quota_consumers", case_quota_consumers },
 		{ "out_of_fds", case_out_of_fds },
 		{ "log_injection", case_log_injection },
+		{ "close_waits", case_close_waits },
 	};
 	struct rte_comch_server_conf conf = { .name = "evil",
 		.connect_cb = on_connect, .disconnect_cb = on_disconnect };

@@ -272,36 +272,143 @@ shm_fd_headroom(void)
 	return n == SHM_FD_HEADROOM;
 }
 
-/* Whether this process cannot open one more fd now. */
-static bool
-shm_out_of_fds(void)
-{
-	int fd = fcntl(0, F_DUPFD_CLOEXEC, 0);
+/*
+ * fds the peer sends, and closing them. close() can wait on whoever holds
+ * the other end of a socket: a TCP (or SCTP) socket with SO_LINGER set
+ * and data its other end never takes blocks the close for the linger
+ * time, and the last close of an AF_UNIX socket releases the fds queued on
+ * it, with the same effect for each. A peer could thus stall the thread
+ * that closes what it sent (a poll, the EAL interrupt thread) for as long
+ * as it likes. So every fd the peer sends is disarmed when it arrives,
+ * before anyone may close it: a socket of another family stops lingering
+ * (SO_LINGER {1, 0}: its close resets at once); an AF_UNIX socket takes
+ * no more (shut down for reading: its other end can no longer send) and
+ * gives up what is queued on it now, each fd disarmed and closed the same
+ * way, SHM_DISARM_DEPTH levels deep. Our own link socket is drained the
+ * same way before it is closed (shm_sock_close()). Any other kind of file
+ * closes at once, but for a file of a user-space file system (FUSE),
+ * whose flush the peer's user could delay: outside the trust model of one
+ * user's processes (doc/guides/trust_model.md).
+ */
 
-	if (fd >= 0) {
-		close(fd);
-		return false;
+/* The kernel's most fds in one SCM_RIGHTS message (SCM_MAX_FD). */
+#define SHM_SCM_MAX_FD 253
+/* Levels of sockets within sockets taken apart; records and pending
+ * connections taken per socket. */
+#define SHM_DISARM_DEPTH 3
+#define SHM_DRAIN_MAX 1024
+
+static void shm_fd_disarm(int fd, unsigned int depth);
+
+/* Disarm and close the fds of a received message's control data. Returns
+ * how many there were. */
+static unsigned int
+shm_cmsg_fds_close(struct msghdr *mh, unsigned int depth)
+{
+	struct cmsghdr *cmsg;
+	unsigned int n = 0;
+	size_t len, k;
+	int f;
+
+	for (cmsg = CMSG_FIRSTHDR(mh); cmsg != NULL;
+	     cmsg = CMSG_NXTHDR(mh, cmsg)) {
+		if (cmsg->cmsg_level != SOL_SOCKET ||
+		    cmsg->cmsg_type != SCM_RIGHTS ||
+		    cmsg->cmsg_len < CMSG_LEN(0))
+			continue;
+		len = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (k = 0; k < len; k++, n++) {
+			memcpy(&f, CMSG_DATA(cmsg) + k * sizeof(int),
+				sizeof(int));
+			shm_fd_disarm(f, depth);
+			close(f);
+		}
 	}
-	return errno == EMFILE || errno == ENFILE;
+	return n;
+}
+
+/* Take what is queued on AF_UNIX socket @p sock (shut down for reading
+ * already: nothing more comes), disarming and closing its fds. */
+static void
+shm_sock_drain(int sock, unsigned int depth)
+{
+	char cbuf[CMSG_SPACE(SHM_SCM_MAX_FD * sizeof(int))];
+	char b[sizeof(struct shm_msg)];
+	unsigned int i, nfds;
+	ssize_t n;
+
+	for (i = 0; i < SHM_DRAIN_MAX; i++) {
+		struct iovec iov = { .iov_base = b, .iov_len = sizeof(b) };
+		struct msghdr mh = {
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+		};
+
+		n = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return;
+		nfds = shm_cmsg_fds_close(&mh, depth);
+		/* 0 bytes and no fds: nothing more (an empty record may
+		 * carry fds) */
+		if (n == 0 && nfds == 0)
+			return;
+	}
+}
+
+static void
+shm_fd_disarm(int fd, unsigned int depth)
+{
+	struct linger off = { .l_onoff = 1, .l_linger = 0 };
+	socklen_t len = sizeof(int);
+	struct stat st;
+	unsigned int i;
+	int v, c;
+
+	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return;
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &len) < 0 ||
+	    v != AF_UNIX) {
+		(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &off, sizeof(off));
+		return;
+	}
+	if (depth >= SHM_DISARM_DEPTH)
+		return;
+	len = sizeof(int);
+	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &len) == 0 && v) {
+		/* A listener: its pending connections hold what was sent on
+		 * them. */
+		for (i = 0; i < SHM_DRAIN_MAX; i++) {
+			c = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+			if (c < 0)
+				break;
+			shm_fd_disarm(c, depth + 1);
+			close(c);
+		}
+		return;
+	}
+	(void)shutdown(fd, SHUT_RD);
+	shm_sock_drain(fd, depth + 1);
 }
 
 /*
  * Receive one protocol message. The result is a private copy whose header
  * is checked; payload fields are checked by the caller for its type, and
- * so is the number of fds. Returns 0 (message in *msg, *nfds fds in fds),
- * -EAGAIN (nothing yet), -ECONNRESET (EOF or socket error), -EMFILE
- * (the fds sent could not be installed: this process is out of fds) or
- * -EPROTO (malformed: wrong size, truncated control data, more than
- * SHM_MSG_FDS_MAX fds, bad magic/version/type; any fds received are
- * closed).
+ * so is the number of fds. Every fd received is disarmed (above). Returns
+ * 0 (message in *msg, *nfds fds in fds), -EAGAIN (nothing yet),
+ * -ECONNRESET (EOF or socket error), -EMFILE (the fds sent could not be
+ * installed: this process is out of fds) or -EPROTO (malformed: wrong
+ * size, truncated, more than SHM_MSG_FDS_MAX fds, bad
+ * magic/version/type; any fds received are closed).
  */
 int
 shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 		int *nfds_out)
 {
-	/* Room for SHM_MSG_FDS_MAX fds only: more sets MSG_CTRUNC (the kernel
-	 * closes what did not fit). */
-	char cbuf[CMSG_SPACE(SHM_MSG_FDS_MAX * sizeof(int))];
+	/* Room for as many fds as a message can carry: none is left to the
+	 * kernel to close (in this thread, without being disarmed). */
+	char cbuf[CMSG_SPACE(SHM_SCM_MAX_FD * sizeof(int))];
 	struct iovec iov = { .iov_base = msg, .iov_len = sizeof(*msg) };
 	struct msghdr mh = {
 		.msg_iov = &iov, .msg_iovlen = 1,
@@ -309,7 +416,7 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 	};
 	struct cmsghdr *cmsg;
 	int fds[SHM_MSG_FDS_MAX];
-	int nfds = 0, i, ret = 0;
+	int nfds = 0, extra = 0, i, ret = 0;
 	ssize_t n;
 
 	*nfds_out = 0;
@@ -334,10 +441,13 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 
 			memcpy(&f, CMSG_DATA(cmsg) + k * sizeof(int),
 				sizeof(int));
-			if (nfds < SHM_MSG_FDS_MAX)
+			shm_fd_disarm(f, 0);
+			if (nfds < SHM_MSG_FDS_MAX) {
 				fds[nfds++] = f;
-			else
+			} else {
 				close(f);
+				extra++;
+			}
 		}
 	}
 
@@ -352,24 +462,16 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 			-ECONNRESET : -EPROTO;
 	}
 	/* fds installed into the last few this process has: ours to give
-	 * back at once (the peer is not at fault). */
-	if (nfds != 0 && !shm_fd_headroom()) {
+	 * back at once (the peer is not at fault). The kernel stops
+	 * installing fds (MSG_CTRUNC) only when this process is out of
+	 * them: our limit, not the peer's fault either. */
+	if ((nfds != 0 && !shm_fd_headroom()) ||
+	    ((mh.msg_flags & MSG_CTRUNC) && !(mh.msg_flags & MSG_TRUNC))) {
 		for (i = 0; i < nfds; i++)
 			close(fds[i]);
 		return -EMFILE;
 	}
-	/* The kernel stops installing fds at the first it cannot (this
-	 * process is out of fds) or when our room (SHM_MSG_FDS_MAX) is
-	 * full: truncated below that is our limit, not the peer's fault.
-	 * (Asking afterwards whether an fd is free races with any thread
-	 * that closes one meanwhile.) */
-	if ((mh.msg_flags & MSG_CTRUNC) && !(mh.msg_flags & MSG_TRUNC) &&
-	    (nfds < SHM_MSG_FDS_MAX || shm_out_of_fds())) {
-		for (i = 0; i < nfds; i++)
-			close(fds[i]);
-		return -EMFILE;
-	}
-	if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	if ((mh.msg_flags & MSG_TRUNC) || extra != 0 ||
 	    n != (ssize_t)sizeof(*msg) ||
 	    msg->magic != SHM_PROTO_MAGIC ||
 	    msg->version != SHM_PROTO_VERSION ||
@@ -407,13 +509,13 @@ shm_send_reject(int sock, int err, const char *fmt, ...)
 void
 shm_sock_close(int sock)
 {
-	char b[sizeof(struct shm_msg)];
-
 	/* Closing a UNIX socket with unread data resets the peer
 	 * (ECONNRESET), and a reset is reported before the data the peer
-	 * has not read yet, such as our REJECT: drain first. */
-	while (recv(sock, b, sizeof(b), MSG_DONTWAIT) > 0)
-		;
+	 * has not read yet, such as our REJECT: drain first. Shut down for
+	 * reading, the peer can add nothing meanwhile; what it queued is
+	 * taken out, its fds disarmed (above). */
+	(void)shutdown(sock, SHUT_RD);
+	shm_sock_drain(sock, 0);
 	close(sock);
 }
 

@@ -274,7 +274,7 @@ shm_listen_cb(void *arg)
 			free(p);
 			shm_function_refuse(func, sock, RTE_LOG_ERR, ENOMEM,
 				"the DPU is out of memory");
-			close(sock);
+			shm_sock_close(sock);
 			continue;
 		}
 		__atomic_fetch_add(&func->nb_handshakes, 1, __ATOMIC_RELAXED);
@@ -528,6 +528,16 @@ shm_function_close(struct shm_function *func)
 		func->intr = NULL;
 	}
 	if (func->listen_fd >= 0) {
+		/* Connections not accepted yet hold what their hosts sent:
+		 * taken out as from any link socket, not left to the close. */
+		for (int i = 0; i < 1024; i++) {
+			int sock = accept4(func->listen_fd, NULL, NULL,
+					SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+			if (sock < 0)
+				break;
+			shm_sock_close(sock);
+		}
 		close(func->listen_fd);
 		unlink(func->sock_path);
 		func->listen_fd = -1;
