@@ -40,7 +40,9 @@ for t in $targets; do
 	corpus=$(mktemp -d /tmp/comch-fuzz-$t.XXXXXX)
 	cp test/fuzz/corpus/$t/* "$corpus"/
 	mkdir -p build-fuzz/findings/$t
-	if build-fuzz/test/fuzz/fuzz_$t -max_total_time="$secs" -timeout=10 \
+	# -timeout: an input still running after 60 s is a hang (a guard:
+	# on a busy machine one handshake may wait seconds for a CPU)
+	if build-fuzz/test/fuzz/fuzz_$t -max_total_time="$secs" -timeout=60 \
 		-artifact_prefix=build-fuzz/findings/$t/ "$corpus" \
 		> build-fuzz/findings/$t.log 2>&1; then
 		echo "ok fuzz/$t: $(grep DONE build-fuzz/findings/$t.log | tail -1 | tr -s ' \t' ' ')"

@@ -699,11 +699,14 @@ static int
 lcore_job_run(void *arg)
 {
 	struct lcore_job *j = arg;
-	uint64_t dl = test_deadline(60);
+	/* failure guard: 60 s without any progress (a stall), however
+	 * long the whole takes on a busy machine */
+	uint64_t dl = test_deadline(60), moved, last = 0;
 	int done, i;
 
 	do {
 		done = 1;
+		moved = 0;
 		for (i = 0; i < j->nb; i++) {
 			struct stream *s = j->streams[i];
 
@@ -717,6 +720,11 @@ lcore_job_run(void *arg)
 			}
 			if (s->err != 0)
 				return -1;
+			moved += s->sent + s->received;
+		}
+		if (moved != last) {
+			last = moved;
+			dl = test_deadline(60);
 		}
 	} while (!done && !test_expired(dl));
 	return done ? 0 : -1;
