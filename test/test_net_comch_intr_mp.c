@@ -199,6 +199,10 @@ run_secondary(char *prog, const char *prefix, uint16_t port)
 	}
 	CHECK_OK(rte_eth_dev_rx_intr_ctl_q(port, QUEUE, RTE_EPOLL_PER_THREAD,
 		RTE_INTR_EVENT_DEL, NULL));
+	/* this process's queue objects go with its port, before the comch
+	 * device they are on (EAL's cleanup removes the comch device first:
+	 * it was made first) */
+	CHECK_OK(rte_eth_dev_close(port));
 	dprintf(PROTO_FD, "done\n");
 	rte_eal_cleanup();
 	return 0;
@@ -298,7 +302,11 @@ run_primary(char *prog)
 {
 	char prefix[64], prefix_arg[80], port_arg[16], args[256], line[128];
 	char link_dir[64];
-	char *argv[] = { prog, ARG("-l"), ARG("0"), ARG("--no-pci"), prefix_arg,
+	/* -m 64 at a fixed base far from libraries, stacks and the
+	 * sanitizers' shadow memory: a secondary maps the primary's memory
+	 * at the same addresses */
+	char *argv[] = { prog, ARG("-l"), ARG("0"), ARG("--no-pci"), ARG("-m"),
+		ARG("64"), ARG("--base-virtaddr=0x200000000000"), prefix_arg,
 		ARG("--log-level=lib.eal:error"), ARG("--log-level=lib.telemetry:error"),
 		NULL };
 	struct rte_mempool *mp;

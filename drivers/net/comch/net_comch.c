@@ -825,8 +825,9 @@ ncm_remove(struct rte_vdev_device *vdev)
 	struct rte_eth_dev *dev;
 
 	dev = rte_eth_dev_allocated(rte_vdev_device_name(vdev));
-	if (dev == NULL)
-		return 0; /* closed already */
+	/* Closed already (a secondary's closed port keeps its entry). */
+	if (dev == NULL || dev->state == RTE_ETH_DEV_UNUSED)
+		return 0;
 	if (rte_eal_process_type() == RTE_PROC_PRIMARY && dev->data->dev_started)
 		rte_eth_dev_stop(dev->data->port_id);
 	return rte_eth_dev_close(dev->data->port_id);
