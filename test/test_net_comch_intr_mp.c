@@ -21,6 +21,7 @@
  * exits 77 (skipped) without.
  */
 
+#include <dirent.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -297,10 +298,38 @@ next_line(FILE *f, char *buf, size_t size, double guard, int port,
 	return NULL;
 }
 
+static char prefix[64]; /* the primary's --file-prefix */
+
+/* The primary's hugepage files: memory reserved up front (-m) is never
+ * given back, so EAL leaves them, as it does when a check fails before
+ * rte_eal_cleanup(). */
+static void
+hugepage_files_remove(void)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *d = opendir("/dev/hugepages");
+	size_t n = strlen(prefix);
+
+	if (d == NULL || n == 0) {
+		if (d != NULL)
+			closedir(d);
+		return;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, prefix, n) != 0 ||
+		    strncmp(e->d_name + n, "map_", 4) != 0)
+			continue;
+		snprintf(path, sizeof(path), "/dev/hugepages/%s", e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+}
+
 static int
 run_primary(char *prog)
 {
-	char prefix[64], prefix_arg[80], port_arg[16], args[256], line[128];
+	char prefix_arg[80], port_arg[16], args[256], line[128];
 	char link_dir[64];
 	/* -m 64 at a fixed base far from libraries, stacks and the
 	 * sanitizers' shadow memory: a secondary maps the primary's memory
@@ -409,5 +438,7 @@ main(int argc, char **argv)
 		return ret;
 	}
 	ret = run_primary(argv[0]);
+	if (ret != 77)
+		hugepage_files_remove();
 	return ret == 77 ? 77 : ret != 0;
 }
