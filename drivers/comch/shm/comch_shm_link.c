@@ -272,6 +272,19 @@ shm_fd_headroom(void)
 	return n == SHM_FD_HEADROOM;
 }
 
+/* Whether this process cannot open one more fd now. */
+static bool
+shm_out_of_fds(void)
+{
+	int fd = fcntl(0, F_DUPFD_CLOEXEC, 0);
+
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	return errno == EMFILE || errno == ENFILE;
+}
+
 /*
  * fds the peer sends, and closing them. close() can wait on whoever holds
  * the other end of a socket: a TCP (or SCTP) socket with SO_LINGER set
@@ -289,10 +302,16 @@ shm_fd_headroom(void)
  * closes at once, but for a file of a user-space file system (FUSE),
  * whose flush the peer's user could delay: outside the trust model of one
  * user's processes (doc/guides/trust_model.md).
+ *
+ * What is not received cannot be disarmed: a receive takes at most
+ * SHM_MSG_FDS_MAX fds and the kernel drops the rest of a message's fds,
+ * in the receiving thread, where such a close would wait. Room for more
+ * would let one message take that many of this process's fds at once,
+ * past the SHM_FD_HEADROOM kept for EAL's interrupt thread (which panics
+ * without one); a process out of fds is the worse failure. So a peer
+ * that sends more than four fds in one message, one of them lingering,
+ * still stalls the receiving thread (the trust model says so).
  */
-
-/* The kernel's most fds in one SCM_RIGHTS message (SCM_MAX_FD). */
-#define SHM_SCM_MAX_FD 253
 /* Levels of sockets within sockets taken apart; records and pending
  * connections taken per socket. */
 #define SHM_DISARM_DEPTH 3
@@ -332,7 +351,7 @@ shm_cmsg_fds_close(struct msghdr *mh, unsigned int depth)
 static void
 shm_sock_drain(int sock, unsigned int depth)
 {
-	char cbuf[CMSG_SPACE(SHM_SCM_MAX_FD * sizeof(int))];
+	char cbuf[CMSG_SPACE(SHM_MSG_FDS_MAX * sizeof(int))];
 	char b[sizeof(struct shm_msg)];
 	unsigned int i, nfds;
 	ssize_t n;
@@ -399,16 +418,16 @@ shm_fd_disarm(int fd, unsigned int depth)
  * 0 (message in *msg, *nfds fds in fds), -EAGAIN (nothing yet),
  * -ECONNRESET (EOF or socket error), -EMFILE (the fds sent could not be
  * installed: this process is out of fds) or -EPROTO (malformed: wrong
- * size, truncated, more than SHM_MSG_FDS_MAX fds, bad
+ * size, truncated control data, more than SHM_MSG_FDS_MAX fds, bad
  * magic/version/type; any fds received are closed).
  */
 int
 shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 		int *nfds_out)
 {
-	/* Room for as many fds as a message can carry: none is left to the
-	 * kernel to close (in this thread, without being disarmed). */
-	char cbuf[CMSG_SPACE(SHM_SCM_MAX_FD * sizeof(int))];
+	/* Room for SHM_MSG_FDS_MAX fds only: more sets MSG_CTRUNC (the kernel
+	 * closes what did not fit; see above). */
+	char cbuf[CMSG_SPACE(SHM_MSG_FDS_MAX * sizeof(int))];
 	struct iovec iov = { .iov_base = msg, .iov_len = sizeof(*msg) };
 	struct msghdr mh = {
 		.msg_iov = &iov, .msg_iovlen = 1,
@@ -416,7 +435,7 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 	};
 	struct cmsghdr *cmsg;
 	int fds[SHM_MSG_FDS_MAX];
-	int nfds = 0, extra = 0, i, ret = 0;
+	int nfds = 0, i, ret = 0;
 	ssize_t n;
 
 	*nfds_out = 0;
@@ -442,12 +461,10 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 			memcpy(&f, CMSG_DATA(cmsg) + k * sizeof(int),
 				sizeof(int));
 			shm_fd_disarm(f, 0);
-			if (nfds < SHM_MSG_FDS_MAX) {
+			if (nfds < SHM_MSG_FDS_MAX)
 				fds[nfds++] = f;
-			} else {
+			else
 				close(f);
-				extra++;
-			}
 		}
 	}
 
@@ -462,16 +479,24 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 			-ECONNRESET : -EPROTO;
 	}
 	/* fds installed into the last few this process has: ours to give
-	 * back at once (the peer is not at fault). The kernel stops
-	 * installing fds (MSG_CTRUNC) only when this process is out of
-	 * them: our limit, not the peer's fault either. */
-	if ((nfds != 0 && !shm_fd_headroom()) ||
-	    ((mh.msg_flags & MSG_CTRUNC) && !(mh.msg_flags & MSG_TRUNC))) {
+	 * back at once (the peer is not at fault). */
+	if (nfds != 0 && !shm_fd_headroom()) {
 		for (i = 0; i < nfds; i++)
 			close(fds[i]);
 		return -EMFILE;
 	}
-	if ((mh.msg_flags & MSG_TRUNC) || extra != 0 ||
+	/* The kernel stops installing fds at the first it cannot (this
+	 * process is out of fds) or when our room (SHM_MSG_FDS_MAX) is
+	 * full: truncated below that is our limit, not the peer's fault.
+	 * (Asking afterwards whether an fd is free races with any thread
+	 * that closes one meanwhile.) */
+	if ((mh.msg_flags & MSG_CTRUNC) && !(mh.msg_flags & MSG_TRUNC) &&
+	    (nfds < SHM_MSG_FDS_MAX || shm_out_of_fds())) {
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		return -EMFILE;
+	}
+	if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
 	    n != (ssize_t)sizeof(*msg) ||
 	    msg->magic != SHM_PROTO_MAGIC ||
 	    msg->version != SHM_PROTO_VERSION ||
