@@ -346,8 +346,9 @@ shm_cmsg_fds_close(struct msghdr *mh, unsigned int depth)
 	return n;
 }
 
-/* Take what is queued on AF_UNIX socket @p sock (shut down for reading
- * already: nothing more comes), disarming and closing its fds. */
+/* Take what is queued on AF_UNIX socket @p sock, disarming and closing
+ * its fds (at most SHM_DRAIN_MAX records: a peer's socket is shut down
+ * for reading first, nothing more comes). */
 static void
 shm_sock_drain(int sock, unsigned int depth)
 {
@@ -532,14 +533,18 @@ shm_send_reject(int sock, int err, const char *fmt, ...)
 }
 
 void
-shm_sock_close(int sock)
+shm_sock_close(int sock, bool shut)
 {
 	/* Closing a UNIX socket with unread data resets the peer
 	 * (ECONNRESET), and a reset is reported before the data the peer
-	 * has not read yet, such as our REJECT: drain first. Shut down for
-	 * reading, the peer can add nothing meanwhile; what it queued is
-	 * taken out, its fds disarmed (above). */
-	(void)shutdown(sock, SHUT_RD);
+	 * has not read yet, such as our REJECT: drain first, the fds of
+	 * what was queued disarmed (above). Shut down for reading first
+	 * (@p shut), the peer can add nothing meanwhile; not so for a
+	 * client refused as it connects: it may not have sent its HELLO
+	 * yet, and that send would fail before it read why (what it sends
+	 * between the drain and the close, the kernel drops here). */
+	if (shut)
+		(void)shutdown(sock, SHUT_RD);
 	shm_sock_drain(sock, 0);
 	close(sock);
 }

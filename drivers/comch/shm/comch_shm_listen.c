@@ -36,7 +36,7 @@ shm_pending_free(struct shm_pending *p)
 	if (p->mailbox_fd >= 0)
 		close(p->mailbox_fd);
 	if (p->sock >= 0)
-		shm_sock_close(p->sock);
+		shm_sock_close(p->sock, true);
 	rte_intr_instance_free(p->intr);
 	__atomic_fetch_sub(&p->func->nb_handshakes, 1, __ATOMIC_RELAXED);
 	free(p);
@@ -180,7 +180,7 @@ shm_function_refuse_no_fd(struct shm_function *func)
 	if (sock >= 0) {
 		shm_function_refuse(func, sock, RTE_LOG_ERR, EMFILE,
 			"the DPU is out of file descriptors (ulimit -n)");
-		shm_sock_close(sock);
+		shm_sock_close(sock, false);
 	}
 	func->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (sock < 0 && (err == EAGAIN || err == EWOULDBLOCK))
@@ -258,7 +258,7 @@ shm_listen_cb(void *arg)
 			shm_function_refuse(func, sock, RTE_LOG_NOTICE, EAGAIN,
 				"%u handshakes in progress on %s, the DPU's limit (max_pending); retry",
 				q->max_pending, func->name);
-			shm_sock_close(sock);
+			shm_sock_close(sock, false);
 			continue;
 		}
 		p = calloc(1, sizeof(*p));
@@ -274,7 +274,7 @@ shm_listen_cb(void *arg)
 			free(p);
 			shm_function_refuse(func, sock, RTE_LOG_ERR, ENOMEM,
 				"the DPU is out of memory");
-			shm_sock_close(sock);
+			shm_sock_close(sock, false);
 			continue;
 		}
 		__atomic_fetch_add(&func->nb_handshakes, 1, __ATOMIC_RELAXED);
@@ -536,7 +536,7 @@ shm_function_close(struct shm_function *func)
 
 			if (sock < 0)
 				break;
-			shm_sock_close(sock);
+			shm_sock_close(sock, true);
 		}
 		close(func->listen_fd);
 		unlink(func->sock_path);

@@ -295,7 +295,7 @@ int shm_msg_recv(int sock, struct shm_msg *msg, int fds[SHM_MSG_FDS_MAX],
 void shm_send_reject(int sock, int err, const char *fmt, ...)
 	__rte_format_printf(3, 4);
 /* Close a link socket without resetting the peer (drains it first). */
-void shm_sock_close(int sock);
+void shm_sock_close(int sock, bool shut);
 /* Queue @p msg (with duplicates of @p fds) for the peer on the link
  * socket, after what is queued already; sent now if nothing waits and the
  * socket has room. 0, -ECONNRESET (the connection is down or the peer

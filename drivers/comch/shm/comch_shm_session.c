@@ -94,7 +94,7 @@ shm_conn_close(struct rte_comch_dev *cdev, struct rte_comch_conn *conn)
 			shm_msg_init(&bye, SHM_MSG_BYE);
 			shm_msg_send(sc->sock, &bye, -1);
 		}
-		shm_sock_close(sc->sock);
+		shm_sock_close(sc->sock, true);
 		sc->sock = -1;
 	}
 	if (sc->server != NULL)
@@ -559,7 +559,7 @@ shm_client_abort(struct rte_comch_dev *cdev __rte_unused,
 	struct shm_client *sh = cli->drv;
 
 	if (sh->sock >= 0)
-		shm_sock_close(sh->sock);
+		shm_sock_close(sh->sock, true);
 	sh->sock = -1;
 	if (sh->mailbox != NULL)
 		munmap(sh->mailbox, sh->rx.mailbox_size);
