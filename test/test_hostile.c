@@ -914,7 +914,8 @@ run_case(const char *name, int (*fn)(void))
  * every way the wire lets it: as a HELLO's mailbox, as a HELLO's extra
  * fd, on an empty record, on BYE, queued behind a violation (the DPU
  * closes the link socket with it still queued), wrapped in an AF_UNIX
- * socket. (Beyond the four fds a message may carry is not tried: the
+ * socket (one level down, two levels down, behind an empty record, on a
+ * connection pending at a listener). (Beyond the four fds a message may carry is not tried: the
  * kernel drops those in the receiving thread, a known limit, see the
  * trust model.) After each, the DPU
  * must serve: the honest client goes on, and a new client connects (the
@@ -1041,6 +1042,38 @@ close_waits_one(int way)
 		close(u[0]);
 		close(u[1]);
 		break;
+	case 7: /* behind an empty record, on an AF_UNIX socket */
+		CHECK_OK(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, u));
+		CHECK_OK(raw_send(u[1], "", 0, NULL, 0));
+		CHECK_OK(raw_send(u[1], "x", 1, &c, 1));
+		fds[0] = mb_fd;
+		fds[1] = u[0];
+		CHECK_OK(raw_send(e.sock, &m, sizeof(m), fds, 2));
+		close(u[0]);
+		close(u[1]);
+		break;
+	case 8: { /* on a connection pending at a listener (which blocks) */
+		struct sockaddr_un a = { .sun_family = AF_UNIX };
+		socklen_t alen = sizeof(sa_family_t);
+
+		u[0] = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		CHECK(u[0] >= 0, "socket");
+		/* an abstract name of the kernel's choosing */
+		CHECK_OK(bind(u[0], (struct sockaddr *)&a, alen));
+		CHECK_OK(listen(u[0], 4));
+		alen = sizeof(a);
+		CHECK_OK(getsockname(u[0], (struct sockaddr *)&a, &alen));
+		u[1] = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		CHECK(u[1] >= 0 && connect(u[1], (struct sockaddr *)&a,
+			alen) == 0, "connect to the listener");
+		CHECK_OK(raw_send(u[1], "x", 1, &c, 1));
+		fds[0] = mb_fd;
+		fds[1] = u[0];
+		CHECK_OK(raw_send(e.sock, &m, sizeof(m), fds, 2));
+		close(u[0]);
+		close(u[1]);
+		break;
+	}
 	default: /* wrapped in an AF_UNIX socket, wrapped in another */
 		CHECK_OK(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, u));
 		CHECK_OK(raw_send(u[1], "x", 1, &c, 1));
@@ -1089,7 +1122,7 @@ case_close_waits(void)
 
 	signal(SIGALRM, on_wedged);
 	alarm(120);
-	for (way = 0; way <= 6 && ret == 0; way++)
+	for (way = 0; way <= 8 && ret == 0; way++)
 		ret = close_waits_one(way);
 	alarm(0);
 	signal(SIGALRM, SIG_DFL);

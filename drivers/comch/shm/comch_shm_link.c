@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <linux/magic.h>
 #include <linux/mempolicy.h>
+#include <linux/sock_diag.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -297,8 +298,10 @@ shm_out_of_fds(void)
  * (SO_LINGER {1, 0}: its close resets at once); an AF_UNIX socket takes
  * no more (shut down for reading: its other end can no longer send) and
  * gives up what is queued on it now, each fd disarmed and closed the same
- * way, SHM_DISARM_DEPTH levels deep. Our own link socket is drained the
- * same way before it is closed (shm_sock_close()). Any other kind of file
+ * way, SHM_DISARM_DEPTH levels deep and SHM_DISARM_BUDGET records and fds
+ * at most. Our own link socket is drained the same way before it is
+ * closed (shm_sock_close()). What is deeper or beyond the budget is
+ * closed as it is, and may wait (the trust model says so). Any other kind of file
  * closes at once, but for a file of a user-space file system (FUSE),
  * whose flush the peer's user could delay: outside the trust model of one
  * user's processes (doc/guides/trust_model.md).
@@ -312,17 +315,18 @@ shm_out_of_fds(void)
  * that sends more than four fds in one message, one of them lingering,
  * still stalls the receiving thread (the trust model says so).
  */
-/* Levels of sockets within sockets taken apart; records and pending
- * connections taken per socket. */
+/* Levels of sockets within sockets taken apart, and the records, fds and
+ * pending connections taken out per fd the peer sent (the CPU a peer can
+ * make one message cost): beyond either, the rest is closed as it is. */
 #define SHM_DISARM_DEPTH 3
-#define SHM_DRAIN_MAX 1024
+#define SHM_DISARM_BUDGET 1024
 
-static void shm_fd_disarm(int fd, unsigned int depth);
+static void shm_fd_disarm(int fd, unsigned int depth, unsigned int *budget);
 
 /* Disarm and close the fds of a received message's control data. Returns
  * how many there were. */
 static unsigned int
-shm_cmsg_fds_close(struct msghdr *mh, unsigned int depth)
+shm_cmsg_fds_close(struct msghdr *mh, unsigned int depth, unsigned int *budget)
 {
 	struct cmsghdr *cmsg;
 	unsigned int n = 0;
@@ -339,25 +343,38 @@ shm_cmsg_fds_close(struct msghdr *mh, unsigned int depth)
 		for (k = 0; k < len; k++, n++) {
 			memcpy(&f, CMSG_DATA(cmsg) + k * sizeof(int),
 				sizeof(int));
-			shm_fd_disarm(f, depth);
+			shm_fd_disarm(f, depth, budget);
 			close(f);
 		}
 	}
 	return n;
 }
 
+/* Bytes queued on @p sock (records of no bytes count too), 0 if none. */
+static uint32_t
+shm_sock_queued(int sock)
+{
+	uint32_t mi[SK_MEMINFO_VARS];
+	socklen_t len = sizeof(mi);
+
+	if (getsockopt(sock, SOL_SOCKET, SO_MEMINFO, mi, &len) < 0 ||
+	    len < sizeof(uint32_t) * (SK_MEMINFO_RMEM_ALLOC + 1))
+		return 0;
+	return mi[SK_MEMINFO_RMEM_ALLOC];
+}
+
 /* Take what is queued on AF_UNIX socket @p sock, disarming and closing
- * its fds (at most SHM_DRAIN_MAX records: a peer's socket is shut down
- * for reading first, nothing more comes). */
+ * its fds, within *@p budget (a peer's socket is shut down for reading
+ * first: nothing more comes). */
 static void
-shm_sock_drain(int sock, unsigned int depth)
+shm_sock_drain(int sock, unsigned int depth, unsigned int *budget)
 {
 	char cbuf[CMSG_SPACE(SHM_MSG_FDS_MAX * sizeof(int))];
-	char b[sizeof(struct shm_msg)];
-	unsigned int i, nfds;
+	char b[4096];
+	unsigned int nfds;
 	ssize_t n;
 
-	for (i = 0; i < SHM_DRAIN_MAX; i++) {
+	while (*budget > 0) {
 		struct iovec iov = { .iov_base = b, .iov_len = sizeof(b) };
 		struct msghdr mh = {
 			.msg_iov = &iov, .msg_iovlen = 1,
@@ -369,23 +386,26 @@ shm_sock_drain(int sock, unsigned int depth)
 			continue;
 		if (n < 0)
 			return;
-		nfds = shm_cmsg_fds_close(&mh, depth);
-		/* 0 bytes and no fds: nothing more (an empty record may
-		 * carry fds) */
-		if (n == 0 && nfds == 0)
+		(*budget)--;
+		nfds = shm_cmsg_fds_close(&mh, depth, budget);
+		/* 0 bytes and no fds: the end, or an empty record with more
+		 * behind it */
+		if (n == 0 && nfds == 0 && shm_sock_queued(sock) == 0)
 			return;
 	}
 }
 
 static void
-shm_fd_disarm(int fd, unsigned int depth)
+shm_fd_disarm(int fd, unsigned int depth, unsigned int *budget)
 {
 	struct linger off = { .l_onoff = 1, .l_linger = 0 };
 	socklen_t len = sizeof(int);
 	struct stat st;
-	unsigned int i;
-	int v, c;
+	int v, c, fl;
 
+	if (*budget == 0)
+		return;
+	(*budget)--;
 	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
 		return;
 	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &len) < 0 ||
@@ -398,18 +418,22 @@ shm_fd_disarm(int fd, unsigned int depth)
 	len = sizeof(int);
 	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &len) == 0 && v) {
 		/* A listener: its pending connections hold what was sent on
-		 * them. */
-		for (i = 0; i < SHM_DRAIN_MAX; i++) {
+		 * them. Non-blocking first (it is the peer's file): an
+		 * accept must never wait. */
+		fl = fcntl(fd, F_GETFL);
+		if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+			return;
+		while (*budget > 0) {
 			c = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 			if (c < 0)
 				break;
-			shm_fd_disarm(c, depth + 1);
+			shm_fd_disarm(c, depth + 1, budget);
 			close(c);
 		}
 		return;
 	}
 	(void)shutdown(fd, SHUT_RD);
-	shm_sock_drain(fd, depth + 1);
+	shm_sock_drain(fd, depth + 1, budget);
 }
 
 /*
@@ -437,6 +461,7 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 	struct cmsghdr *cmsg;
 	int fds[SHM_MSG_FDS_MAX];
 	int nfds = 0, i, ret = 0;
+	unsigned int budget;
 	ssize_t n;
 
 	*nfds_out = 0;
@@ -461,7 +486,8 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 
 			memcpy(&f, CMSG_DATA(cmsg) + k * sizeof(int),
 				sizeof(int));
-			shm_fd_disarm(f, 0);
+			budget = SHM_DISARM_BUDGET;
+			shm_fd_disarm(f, 0, &budget);
 			if (nfds < SHM_MSG_FDS_MAX)
 				fds[nfds++] = f;
 			else
@@ -543,9 +569,11 @@ shm_sock_close(int sock, bool shut)
 	 * client refused as it connects: it may not have sent its HELLO
 	 * yet, and that send would fail before it read why (what it sends
 	 * between the drain and the close, the kernel drops here). */
+	unsigned int budget = SHM_DISARM_BUDGET;
+
 	if (shut)
 		(void)shutdown(sock, SHUT_RD);
-	shm_sock_drain(sock, 0);
+	shm_sock_drain(sock, 0, &budget);
 	close(sock);
 }
 
