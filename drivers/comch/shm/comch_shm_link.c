@@ -16,12 +16,13 @@
 #include <inttypes.h>
 #include <linux/magic.h>
 #include <linux/mempolicy.h>
-#include <linux/sock_diag.h>
+#include <linux/sockios.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -350,17 +351,18 @@ shm_cmsg_fds_close(struct msghdr *mh, unsigned int depth, unsigned int *budget)
 	return n;
 }
 
-/* Bytes queued on @p sock (records of no bytes count too), 0 if none. */
-static uint32_t
+/* Bytes queued on AF_UNIX socket @p sock (of every record: SOCK_STREAM,
+ * SOCK_SEQPACKET; of the next only: SOCK_DGRAM), 0 if none or unknown.
+ * Records of no bytes do not count: a drain cannot tell them from the
+ * end, and stops at one with nothing behind it but such records. */
+static int
 shm_sock_queued(int sock)
 {
-	uint32_t mi[SK_MEMINFO_VARS];
-	socklen_t len = sizeof(mi);
+	int n = 0;
 
-	if (getsockopt(sock, SOL_SOCKET, SO_MEMINFO, mi, &len) < 0 ||
-	    len < sizeof(uint32_t) * (SK_MEMINFO_RMEM_ALLOC + 1))
+	if (ioctl(sock, SIOCINQ, &n) < 0)
 		return 0;
-	return mi[SK_MEMINFO_RMEM_ALLOC];
+	return n;
 }
 
 /* Take what is queued on AF_UNIX socket @p sock, disarming and closing
