@@ -75,6 +75,12 @@
 
 #include "comch_shm_priv.h"
 
+#ifdef SO_PASSRIGHTS
+#define SHM_SO_PASSRIGHTS SO_PASSRIGHTS
+#else
+#define SHM_SO_PASSRIGHTS 83 /* Linux 6.16 */
+#endif
+
 /* Spurious wake-ups in a row that make a kick storm. */
 #define SHM_EV_STORM 16
 /* Longest set-aside of a storming peer's kicks, in checks. */
@@ -267,7 +273,7 @@ shm_ev_page_create(struct shm_event *ev)
 static int
 shm_ev_waitable(struct shm_event *ev, int kick_ep)
 {
-	int ret;
+	int ret, no = 0;
 
 	ret = shm_ev_page_create(ev);
 	if (ret < 0)
@@ -275,6 +281,11 @@ shm_ev_waitable(struct shm_event *ev, int kick_ep)
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC,
 			0, ev->kick) < 0)
 		return -errno;
+	/* The peer only kicks: a kick carrying fds is refused to it
+	 * (Linux 6.16 and later; before, the kernel would close them in the
+	 * thread that drains the kicks, where such a close could wait). */
+	(void)setsockopt(ev->kick[0], SOL_SOCKET, SHM_SO_PASSRIGHTS, &no,
+			sizeof(no));
 	ev->kick_ep = kick_ep;
 	return shm_ev_add(kick_ep, ev->kick[0], ev);
 }

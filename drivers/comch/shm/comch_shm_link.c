@@ -321,6 +321,13 @@ shm_out_of_fds(void)
  * make one message cost): beyond either, the rest is closed as it is. */
 #define SHM_DISARM_DEPTH 3
 #define SHM_DISARM_BUDGET 1024
+/* Room for what a peer may make its socket add to a record besides fds
+ * (credentials, timestamps: options it can set on the socket it shares):
+ * a truncated control area would have the kernel drop the fds. */
+#define SHM_DRAIN_CMSG_EXTRA 512
+#ifndef SCM_PIDFD
+#define SCM_PIDFD 0x04
+#endif
 
 static void shm_fd_disarm(int fd, unsigned int depth, unsigned int *budget);
 
@@ -337,8 +344,15 @@ shm_cmsg_fds_close(struct msghdr *mh, unsigned int depth, unsigned int *budget)
 	for (cmsg = CMSG_FIRSTHDR(mh); cmsg != NULL;
 	     cmsg = CMSG_NXTHDR(mh, cmsg)) {
 		if (cmsg->cmsg_level != SOL_SOCKET ||
-		    cmsg->cmsg_type != SCM_RIGHTS ||
-		    cmsg->cmsg_len < CMSG_LEN(0))
+		    cmsg->cmsg_len < CMSG_LEN(sizeof(int)))
+			continue;
+		if (cmsg->cmsg_type == SCM_PIDFD) {
+			/* the peer asked for pidfds (SO_PASSPIDFD) */
+			memcpy(&f, CMSG_DATA(cmsg), sizeof(int));
+			close(f);
+			continue;
+		}
+		if (cmsg->cmsg_type != SCM_RIGHTS)
 			continue;
 		len = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 		for (k = 0; k < len; k++, n++) {
@@ -371,9 +385,11 @@ shm_sock_queued(int sock)
 static void
 shm_sock_drain(int sock, unsigned int depth, unsigned int *budget)
 {
-	char cbuf[CMSG_SPACE(SHM_MSG_FDS_MAX * sizeof(int))];
+	char cbuf[CMSG_SPACE(SHM_MSG_FDS_MAX * sizeof(int)) +
+		SHM_DRAIN_CMSG_EXTRA];
 	char b[4096];
 	unsigned int nfds;
+	int queued, last = -1;
 	ssize_t n;
 
 	while (*budget > 0) {
@@ -386,14 +402,25 @@ shm_sock_drain(int sock, unsigned int depth, unsigned int *budget)
 		n = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
+		if (n < 0 && errno != ECONNRESET && errno != EPIPE)
 			return;
+		/* a pending error (the other end went with our data
+		 * unread) comes before what is queued: read on */
 		(*budget)--;
+		if (n < 0)
+			continue;
 		nfds = shm_cmsg_fds_close(&mh, depth, budget);
+		if (n != 0 || nfds != 0) {
+			last = -1;
+			continue;
+		}
 		/* 0 bytes and no fds: the end, or an empty record with more
-		 * behind it */
-		if (n == 0 && nfds == 0 && shm_sock_queued(sock) == 0)
+		 * behind it; the same again with nothing read is the end
+		 * too (what cannot be read this way) */
+		queued = shm_sock_queued(sock);
+		if (queued == 0 || queued == last)
 			return;
+		last = queued;
 	}
 }
 
@@ -403,7 +430,7 @@ shm_fd_disarm(int fd, unsigned int depth, unsigned int *budget)
 	struct linger off = { .l_onoff = 1, .l_linger = 0 };
 	socklen_t len = sizeof(int);
 	struct stat st;
-	int v, c, fl;
+	int v, c;
 
 	if (*budget == 0)
 		return;
@@ -417,14 +444,14 @@ shm_fd_disarm(int fd, unsigned int depth, unsigned int *budget)
 	}
 	if (depth >= SHM_DISARM_DEPTH)
 		return;
+	/* Nothing more comes in; a listener refuses new connections, and
+	 * its accept() returns at once once none is pending (whether or not
+	 * the peer makes its file blocking). */
+	(void)shutdown(fd, SHUT_RD);
 	len = sizeof(int);
 	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &len) == 0 && v) {
 		/* A listener: its pending connections hold what was sent on
-		 * them. Non-blocking first (it is the peer's file): an
-		 * accept must never wait. */
-		fl = fcntl(fd, F_GETFL);
-		if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
-			return;
+		 * them. */
 		while (*budget > 0) {
 			c = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 			if (c < 0)
@@ -434,7 +461,9 @@ shm_fd_disarm(int fd, unsigned int depth, unsigned int *budget)
 		}
 		return;
 	}
-	(void)shutdown(fd, SHUT_RD);
+	/* Out-of-band data (which may carry fds) read in line. */
+	v = 1;
+	(void)setsockopt(fd, SOL_SOCKET, SO_OOBINLINE, &v, sizeof(v));
 	shm_sock_drain(fd, depth + 1, budget);
 }
 

@@ -529,7 +529,9 @@ shm_function_close(struct shm_function *func)
 	}
 	if (func->listen_fd >= 0) {
 		/* Connections not accepted yet hold what their hosts sent:
-		 * taken out as from any link socket, not left to the close. */
+		 * taken out as from any link socket, not left to the close;
+		 * shut down first, no new one comes meanwhile. */
+		(void)shutdown(func->listen_fd, SHUT_RD);
 		for (int i = 0; i < 1024; i++) {
 			int sock = accept4(func->listen_fd, NULL, NULL,
 					SOCK_NONBLOCK | SOCK_CLOEXEC);
