@@ -300,9 +300,9 @@ shm_out_of_fds(void)
  * no more (shut down for reading: its other end can no longer send) and
  * gives up what is queued on it now, each fd disarmed and closed the same
  * way, SHM_DISARM_DEPTH levels deep and SHM_DISARM_BUDGET records and fds
- * at most. Our own link socket is drained the same way before it is
- * closed (shm_sock_close()). What is deeper or beyond the budget is
- * closed as it is, and may wait (the trust model says so). Any other kind of file
+ * at most. What is deeper or beyond the budget is closed as it is, and
+ * may wait (the trust model says so), as may fds left queued on a link
+ * socket we close (shm_sock_close()). Any other kind of file
  * closes at once, but for a file of a user-space file system (FUSE),
  * whose flush the peer's user could delay: outside the trust model of one
  * user's processes (doc/guides/trust_model.md).
@@ -592,19 +592,24 @@ shm_send_reject(int sock, int err, const char *fmt, ...)
 void
 shm_sock_close(int sock, bool shut)
 {
+	char b[sizeof(struct shm_msg)];
+
 	/* Closing a UNIX socket with unread data resets the peer
 	 * (ECONNRESET), and a reset is reported before the data the peer
-	 * has not read yet, such as our REJECT: drain first, the fds of
-	 * what was queued disarmed (above). Shut down for reading first
-	 * (@p shut), the peer can add nothing meanwhile; not so for a
-	 * client refused as it connects: it may not have sent its HELLO
-	 * yet, and that send would fail before it read why (what it sends
-	 * between the drain and the close, the kernel drops here). */
-	unsigned int budget = SHM_DISARM_BUDGET;
-
+	 * has not read yet, such as our REJECT: drain first. Shut down for
+	 * reading first (@p shut), the peer can add nothing meanwhile; not
+	 * so for a client refused as it connects: it may not have sent its
+	 * HELLO yet, and that send would fail before it read why. The
+	 * drain takes no fds: installing them, if only for a moment, in a
+	 * process that closes connections because it is short of fds would
+	 * take the last ones EAL's interrupt thread needs (it panics
+	 * without one). The kernel drops them here instead, so fds the
+	 * peer left queued on its link socket can make this close wait
+	 * (the trust model says so). */
 	if (shut)
 		(void)shutdown(sock, SHUT_RD);
-	shm_sock_drain(sock, 0, &budget);
+	while (recv(sock, b, sizeof(b), MSG_DONTWAIT) > 0)
+		;
 	close(sock);
 }
 
