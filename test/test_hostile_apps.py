@@ -452,6 +452,12 @@ def run_scenario(sc):
                 rc = honest.wait(0.2)
                 if rc is not None:
                     break
+                if not dpu.alive() and prog.key == "data" and \
+                        dpu.p.poll() == 0:
+                    # the data sample serves one client and then exits by
+                    # itself: the honest client may still be finishing
+                    rc = honest.wait(HONEST_GUARD)
+                    break
                 if not dpu.alive():
                     # (a host whose DPU died may not notice: not ours to
                     # judge here)
