@@ -914,7 +914,7 @@ run_case(const char *name, int (*fn)(void))
  * linger time (an hour here); an AF_UNIX socket with that socket queued
  * on it does the same when it goes. The attacker hands the DPU such fds
  * every way the wire lets it: as a HELLO's mailbox, as a HELLO's extra
- * fd, on an empty record, on BYE, wrapped in an AF_UNIX
+ * fd, on an empty record, on BYE, as a consumer's ring, wrapped in an AF_UNIX
  * socket (one level down, two levels down, behind an empty record, on a
  * connection pending at a listener). Not tried, known limits (the trust
  * model lists them): more than the four fds a message may carry, and fds
@@ -1018,7 +1018,7 @@ close_waits_one(int way)
 	mb_size = e.rx.mailbox_size;
 	CHECK_OK(sealed_memfd(mb_size, true, &mb_fd, &mb));
 	hello_init(&m, 16, e.rx.mailbox_size);
-	if (way == 3) {
+	if (way == 3 || way == 4) {
 		/* an established connection first */
 		CHECK_OK(evil_open(&e, link_dir, srv));
 	} else {
@@ -1041,9 +1041,11 @@ close_waits_one(int way)
 		m.type = SHM_MSG_BYE;
 		CHECK_OK(raw_send(e.sock, &m, sizeof(m), &c, 1));
 		break;
-	case 4: /* the mailbox, with the HELLO's own fd count */
+	case 4: /* a consumer's ring, announced after the handshake */
 		fds[0] = c;
-		CHECK_OK(raw_send(e.sock, &m, sizeof(m), fds, 1));
+		fds[1] = mb_fd;
+		CHECK_OK(send_consumer_add(&e, 1, 8, 0, ring_size_of(8), 4096,
+			fds, 2));
 		break;
 	case 5: /* wrapped in an AF_UNIX socket */
 		CHECK_OK(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, u));
