@@ -24,6 +24,7 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -88,11 +89,13 @@ shm_memfd_create(const char *tag, size_t size, int socket_id, int *fd,
 	int mfd, ret;
 	void *p;
 
-	if (!shm_fd_headroom())
-		return -EMFILE;
 	mfd = memfd_create(tag, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (mfd < 0)
 		return -errno;
+	if (!shm_fd_headroom(mfd, 0)) {
+		close(mfd);
+		return -EMFILE;
+	}
 	if (ftruncate(mfd, (off_t)size) < 0 ||
 	    fcntl(mfd, F_ADD_SEALS,
 		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
@@ -248,30 +251,57 @@ shm_msg_send_fds(int sock, const struct shm_msg *msg, const int *fds,
 
 
 /*
- * Whether this process can open SHM_FD_HEADROOM more fds right now. The
- * driver opens an fd on a peer's behalf (a socket, a memfd, fds the peer
- * sends) only while it can, so the process is never left without: EAL's
- * interrupt thread closes and re-creates its epoll instance each time an
- * interrupt source comes or goes, and panics when it cannot. About 30
- * system calls: called when a client, a mailbox or a consumer comes, not
- * on the data path.
+ * Whether this process can open @p n more fds and still keep
+ * SHM_FD_HEADROOM free. The driver opens an fd on a peer's behalf (a
+ * socket, a memfd, fds the peer sends) only while it can, so the process
+ * is never left without: EAL's interrupt thread closes and re-creates its
+ * epoll instance each time an interrupt source comes or goes, and panics
+ * when it cannot.
+ *
+ * Asked without taking what it counts: at most one fd is held at any
+ * moment (counting by taking them all at once, as this once did, could
+ * take the last ones while that thread is between its close and its
+ * epoll_create()). The kernel gives out the lowest free fd, so the top of
+ * the range is the last to go: first @p fd is duplicated to the lowest
+ * free fd at or above limit - 2 x need (need: @p n plus the headroom),
+ * and the answer is yes when that one is at or below limit - need, every
+ * fd above it being free as a rule. Else (fds a program keeps high, or a
+ * process near its limit) the free fds are counted, the lowest first, one
+ * at a time, up to need. The first question is not asked past
+ * SHM_FD_PROBE_MAX: it would grow the fd table to the limit (8 bytes an
+ * fd). Called when a client, a mailbox, a consumer or fds come, never on
+ * the data path: three system calls as a rule, 2 x need at most.
  */
 bool
-shm_fd_headroom(void)
+shm_fd_headroom(int fd, unsigned int n)
 {
-	int fds[SHM_FD_HEADROOM];
-	int n = 0, i;
+	unsigned int need = n + SHM_FD_HEADROOM, i;
+	struct rlimit rl;
+	int d, next = 0;
 
-	fds[0] = eventfd(0, EFD_CLOEXEC);
-	if (fds[0] >= 0)
-		for (n = 1; n < SHM_FD_HEADROOM; n++) {
-			fds[n] = fcntl(fds[0], F_DUPFD_CLOEXEC, 0);
-			if (fds[n] < 0)
-				break;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		if (rl.rlim_cur <= need)
+			return false;
+		if (rl.rlim_cur <= SHM_FD_PROBE_MAX) {
+			next = rl.rlim_cur > 2 * need ?
+				(int)(rl.rlim_cur - 2 * need) : 0;
+			d = fcntl(fd, F_DUPFD_CLOEXEC, next);
+			if (d >= 0) {
+				close(d);
+				if ((rlim_t)d <= rl.rlim_cur - need)
+					return true;
+			}
+			next = 0;
 		}
-	for (i = 0; i < n; i++)
-		close(fds[i]);
-	return n == SHM_FD_HEADROOM;
+	}
+	for (i = 0; i < need; i++) {
+		d = fcntl(fd, F_DUPFD_CLOEXEC, next);
+		if (d < 0)
+			return false;
+		close(d);
+		next = d + 1;
+	}
+	return true;
 }
 
 /* Whether this process cannot open one more fd now. */
@@ -300,9 +330,11 @@ shm_out_of_fds(void)
  * no more (shut down for reading: its other end can no longer send) and
  * gives up what is queued on it now, each fd disarmed and closed the same
  * way, SHM_DISARM_DEPTH levels deep and SHM_DISARM_BUDGET records and fds
- * at most. What is deeper or beyond the budget is closed as it is, and
- * may wait (the trust model says so), as may fds left queued on a link
- * socket we close (shm_sock_close()). Any other kind of file
+ * at most, and only while the process keeps its fd headroom after what a
+ * receive may install (shm_fd_headroom()). What is deeper, beyond the
+ * budget or past the headroom is closed as it is, and may wait (the trust
+ * model says so), as may fds left queued on a link socket we close
+ * (shm_sock_close()). Any other kind of file
  * closes at once, but for a file of a user-space file system (FUSE),
  * whose flush the peer's user could delay: outside the trust model of one
  * user's processes (doc/guides/trust_model.md).
@@ -325,6 +357,12 @@ shm_out_of_fds(void)
  * (credentials, timestamps: options it can set on the socket it shares):
  * a truncated control area would have the kernel drop the fds. */
 #define SHM_DRAIN_CMSG_EXTRA 512
+/* The fds a drain's receive can install at once: the kernel fills all the
+ * control room with fds when nothing else takes it. */
+#define SHM_DRAIN_CMSG_ROOM (CMSG_SPACE(SHM_MSG_FDS_MAX * sizeof(int)) + \
+		SHM_DRAIN_CMSG_EXTRA)
+#define SHM_DRAIN_FDS_MAX \
+	((SHM_DRAIN_CMSG_ROOM - sizeof(struct cmsghdr)) / sizeof(int))
 #ifndef SCM_PIDFD
 #define SCM_PIDFD 0x04
 #endif
@@ -385,14 +423,16 @@ shm_sock_queued(int sock)
 static void
 shm_sock_drain(int sock, unsigned int depth, unsigned int *budget)
 {
-	char cbuf[CMSG_SPACE(SHM_MSG_FDS_MAX * sizeof(int)) +
-		SHM_DRAIN_CMSG_EXTRA];
+	char cbuf[SHM_DRAIN_CMSG_ROOM];
 	char b[4096];
 	unsigned int nfds;
 	int queued, last = -1;
 	ssize_t n;
 
-	while (*budget > 0) {
+	/* A receive installs as many fds as its control room holds, which
+	 * is more than a protocol message's four: taken only while the
+	 * process keeps its headroom after them. */
+	while (*budget > 0 && shm_fd_headroom(sock, SHM_DRAIN_FDS_MAX)) {
 		struct iovec iov = { .iov_base = b, .iov_len = sizeof(b) };
 		struct msghdr mh = {
 			.msg_iov = &iov, .msg_iovlen = 1,
@@ -452,7 +492,7 @@ shm_fd_disarm(int fd, unsigned int depth, unsigned int *budget)
 	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &len) == 0 && v) {
 		/* A listener: its pending connections hold what was sent on
 		 * them. */
-		while (*budget > 0) {
+		while (*budget > 0 && shm_fd_headroom(fd, 1)) {
 			c = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 			if (c < 0)
 				break;
@@ -538,7 +578,7 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 	}
 	/* fds installed into the last few this process has: ours to give
 	 * back at once (the peer is not at fault). */
-	if (nfds != 0 && !shm_fd_headroom()) {
+	if (nfds != 0 && !shm_fd_headroom(sock, 0)) {
 		for (i = 0; i < nfds; i++)
 			close(fds[i]);
 		return -EMFILE;

@@ -230,7 +230,7 @@ shm_listen_cb(void *arg)
 	for (;;) {
 		/* A client costs fds (its socket, then its mailbox): taken
 		 * only while the process keeps some (shm_fd_headroom()). */
-		if (shm_fd_headroom()) {
+		if (shm_fd_headroom(func->listen_fd, 1)) {
 			sock = accept4(func->listen_fd, NULL, NULL,
 					SOCK_NONBLOCK | SOCK_CLOEXEC);
 			if (sock < 0 && errno != EMFILE && errno != ENFILE)
