@@ -37,7 +37,7 @@
 #include "comch_shm_priv.h"
 
 #define LIMIT 256
-#define ROUNDS 5000
+#define ROUNDS 2000
 
 static int failures;
 static int taken[LIMIT];
