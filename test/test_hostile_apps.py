@@ -47,8 +47,8 @@ scenario that fails again says which):
                             five rounds of exhaustion show them); later,
                             about 1 loaded run in 20: the fd headroom
                             check took the 16 free fds it counted, the
-                            interrupt thread's last among them (now
-                            test_fd_headroom shows it every time)
+                            interrupt thread's last among them (a race;
+                            test_fd_headroom catches it in each run)
   */link-folder-parent-other-owner  a link folder whose parent another
                             user owns is accepted (that user can rename the
                             folder away and put its own in its place)

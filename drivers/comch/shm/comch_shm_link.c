@@ -24,7 +24,6 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -251,57 +250,43 @@ shm_msg_send_fds(int sock, const struct shm_msg *msg, const int *fds,
 
 
 /*
+ * How many fds this process has free now, counted up to @p max: the
+ * lowest free fd is taken and given back, then the next one above it, and
+ * so on, so that at most one is held at any moment. (Counting by taking
+ * them all at once, as this once did, could take the last ones while
+ * EAL's interrupt thread is between closing its epoll fd and creating the
+ * next: it panics then.) @p fd is any fd of ours, duplicated to count.
+ * Two system calls an fd counted: called when a client, a mailbox, a
+ * consumer or fds come, never on the data path.
+ */
+static unsigned int
+shm_fds_free(int fd, unsigned int max)
+{
+	unsigned int n;
+	int d, next = 0;
+
+	for (n = 0; n < max; n++) {
+		d = fcntl(fd, F_DUPFD_CLOEXEC, next);
+		if (d < 0)
+			break;
+		close(d);
+		next = d + 1;
+	}
+	return n;
+}
+
+/*
  * Whether this process can open @p n more fds and still keep
  * SHM_FD_HEADROOM free. The driver opens an fd on a peer's behalf (a
  * socket, a memfd, fds the peer sends) only while it can, so the process
  * is never left without: EAL's interrupt thread closes and re-creates its
  * epoll instance each time an interrupt source comes or goes, and panics
  * when it cannot.
- *
- * Asked without taking what it counts: at most one fd is held at any
- * moment (counting by taking them all at once, as this once did, could
- * take the last ones while that thread is between its close and its
- * epoll_create()). The kernel gives out the lowest free fd, so the top of
- * the range is the last to go: first @p fd is duplicated to the lowest
- * free fd at or above limit - 2 x need (need: @p n plus the headroom),
- * and the answer is yes when that one is at or below limit - need, every
- * fd above it being free as a rule. Else (fds a program keeps high, or a
- * process near its limit) the free fds are counted, the lowest first, one
- * at a time, up to need. The first question is not asked past
- * SHM_FD_PROBE_MAX: it would grow the fd table to the limit (8 bytes an
- * fd). Called when a client, a mailbox, a consumer or fds come, never on
- * the data path: three system calls as a rule, 2 x need at most.
  */
 bool
 shm_fd_headroom(int fd, unsigned int n)
 {
-	unsigned int need = n + SHM_FD_HEADROOM, i;
-	struct rlimit rl;
-	int d, next = 0;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-		if (rl.rlim_cur <= need)
-			return false;
-		if (rl.rlim_cur <= SHM_FD_PROBE_MAX) {
-			next = rl.rlim_cur > 2 * need ?
-				(int)(rl.rlim_cur - 2 * need) : 0;
-			d = fcntl(fd, F_DUPFD_CLOEXEC, next);
-			if (d >= 0) {
-				close(d);
-				if ((rlim_t)d <= rl.rlim_cur - need)
-					return true;
-			}
-			next = 0;
-		}
-	}
-	for (i = 0; i < need; i++) {
-		d = fcntl(fd, F_DUPFD_CLOEXEC, next);
-		if (d < 0)
-			return false;
-		close(d);
-		next = d + 1;
-	}
-	return true;
+	return shm_fds_free(fd, n + SHM_FD_HEADROOM) == n + SHM_FD_HEADROOM;
 }
 
 /* Whether this process cannot open one more fd now. */
@@ -330,11 +315,12 @@ shm_out_of_fds(void)
  * no more (shut down for reading: its other end can no longer send) and
  * gives up what is queued on it now, each fd disarmed and closed the same
  * way, SHM_DISARM_DEPTH levels deep and SHM_DISARM_BUDGET records and fds
- * at most, and only while the process keeps its fd headroom after what a
- * receive may install (shm_fd_headroom()). What is deeper, beyond the
- * budget or past the headroom is closed as it is, and may wait (the trust
- * model says so), as may fds left queued on a link socket we close
- * (shm_sock_close()). Any other kind of file
+ * at most, and only while what one receive may install (SHM_DRAIN_FDS_MAX,
+ * the control room it has) fits past the fd headroom (shm_fd_headroom()):
+ * the free fds are counted when the first socket comes, up to what three
+ * levels may hold at once. What is deeper, beyond the budget or past the
+ * headroom is closed as it is, and may wait (the trust model says so), as
+ * may fds left queued on a link socket we close (shm_sock_close()). Any other kind of file
  * closes at once, but for a file of a user-space file system (FUSE),
  * whose flush the peer's user could delay: outside the trust model of one
  * user's processes (doc/guides/trust_model.md).
@@ -367,18 +353,39 @@ shm_out_of_fds(void)
 #define SCM_PIDFD 0x04
 #endif
 
-static void shm_fd_disarm(int fd, unsigned int depth, unsigned int *budget);
+/* fds one level's receive or accept may hold while the next level is
+ * taken apart, and all levels at once. */
+#define SHM_DISARM_FDS_MAX (SHM_DISARM_DEPTH * (SHM_DRAIN_FDS_MAX + 1))
+
+/* What taking apart one fd the peer sent may still use. */
+struct shm_disarm {
+	unsigned int budget;	/* records, fds, pending connections */
+	unsigned int fds;	/* fds it may hold at once, past the headroom */
+	bool counted;		/* fds known (when the first socket came) */
+};
+
+static void shm_fd_disarm(int fd, unsigned int depth, struct shm_disarm *d);
 
 /* Disarm and close the fds of a received message's control data. Returns
- * how many there were. */
+ * how many there were (of SCM_RIGHTS). */
 static unsigned int
-shm_cmsg_fds_close(struct msghdr *mh, unsigned int depth, unsigned int *budget)
+shm_cmsg_fds_close(struct msghdr *mh, unsigned int depth, struct shm_disarm *d)
 {
+	unsigned int n = 0, held = 0;
 	struct cmsghdr *cmsg;
-	unsigned int n = 0;
 	size_t len, k;
 	int f;
 
+	/* all of them are held until the last is disarmed */
+	for (cmsg = CMSG_FIRSTHDR(mh); cmsg != NULL;
+	     cmsg = CMSG_NXTHDR(mh, cmsg))
+		if (cmsg->cmsg_level == SOL_SOCKET &&
+		    (cmsg->cmsg_type == SCM_RIGHTS ||
+		     cmsg->cmsg_type == SCM_PIDFD) &&
+		    cmsg->cmsg_len >= CMSG_LEN(0))
+			held += (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+	held = RTE_MIN(held, d->fds);
+	d->fds -= held;
 	for (cmsg = CMSG_FIRSTHDR(mh); cmsg != NULL;
 	     cmsg = CMSG_NXTHDR(mh, cmsg)) {
 		if (cmsg->cmsg_level != SOL_SOCKET ||
@@ -396,10 +403,11 @@ shm_cmsg_fds_close(struct msghdr *mh, unsigned int depth, unsigned int *budget)
 		for (k = 0; k < len; k++, n++) {
 			memcpy(&f, CMSG_DATA(cmsg) + k * sizeof(int),
 				sizeof(int));
-			shm_fd_disarm(f, depth, budget);
+			shm_fd_disarm(f, depth, d);
 			close(f);
 		}
 	}
+	d->fds += held;
 	return n;
 }
 
@@ -418,10 +426,10 @@ shm_sock_queued(int sock)
 }
 
 /* Take what is queued on AF_UNIX socket @p sock, disarming and closing
- * its fds, within *@p budget (a peer's socket is shut down for reading
- * first: nothing more comes). */
+ * its fds, within what @p d may still use (a peer's socket is shut down
+ * for reading first: nothing more comes). */
 static void
-shm_sock_drain(int sock, unsigned int depth, unsigned int *budget)
+shm_sock_drain(int sock, unsigned int depth, struct shm_disarm *d)
 {
 	char cbuf[SHM_DRAIN_CMSG_ROOM];
 	char b[4096];
@@ -430,9 +438,9 @@ shm_sock_drain(int sock, unsigned int depth, unsigned int *budget)
 	ssize_t n;
 
 	/* A receive installs as many fds as its control room holds, which
-	 * is more than a protocol message's four: taken only while the
-	 * process keeps its headroom after them. */
-	while (*budget > 0 && shm_fd_headroom(sock, SHM_DRAIN_FDS_MAX)) {
+	 * is more than a protocol message's four: made only while that many
+	 * fit past the headroom. */
+	while (d->budget > 0 && d->fds >= SHM_DRAIN_FDS_MAX) {
 		struct iovec iov = { .iov_base = b, .iov_len = sizeof(b) };
 		struct msghdr mh = {
 			.msg_iov = &iov, .msg_iovlen = 1,
@@ -446,10 +454,10 @@ shm_sock_drain(int sock, unsigned int depth, unsigned int *budget)
 			return;
 		/* a pending error (the other end went with our data
 		 * unread) comes before what is queued: read on */
-		(*budget)--;
+		d->budget--;
 		if (n < 0)
 			continue;
-		nfds = shm_cmsg_fds_close(&mh, depth, budget);
+		nfds = shm_cmsg_fds_close(&mh, depth, d);
 		if (n != 0 || nfds != 0) {
 			last = -1;
 			continue;
@@ -465,15 +473,16 @@ shm_sock_drain(int sock, unsigned int depth, unsigned int *budget)
 }
 
 static void
-shm_fd_disarm(int fd, unsigned int depth, unsigned int *budget)
+shm_fd_disarm(int fd, unsigned int depth, struct shm_disarm *d)
 {
 	struct linger off = { .l_onoff = 1, .l_linger = 0 };
 	socklen_t len = sizeof(int);
+	unsigned int free_fds;
 	int v, c;
 
-	if (*budget == 0)
+	if (d->budget == 0)
 		return;
-	(*budget)--;
+	d->budget--;
 	/* Not a socket: ENOTSOCK (asked of the socket layer only, never of
 	 * the file's file system, which could be the peer's). */
 	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &len) < 0)
@@ -488,23 +497,33 @@ shm_fd_disarm(int fd, unsigned int depth, unsigned int *budget)
 	 * its accept() returns at once once none is pending (whether or not
 	 * the peer makes its file blocking). */
 	(void)shutdown(fd, SHUT_RD);
+	/* What may be held at once, counted once for the whole tree (the
+	 * levels below only give back what they take). */
+	if (!d->counted) {
+		free_fds = shm_fds_free(fd, SHM_FD_HEADROOM + SHM_DISARM_FDS_MAX);
+		d->fds = free_fds > SHM_FD_HEADROOM ?
+			free_fds - SHM_FD_HEADROOM : 0;
+		d->counted = true;
+	}
 	len = sizeof(int);
 	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &len) == 0 && v) {
 		/* A listener: its pending connections hold what was sent on
 		 * them. */
-		while (*budget > 0 && shm_fd_headroom(fd, 1)) {
+		while (d->budget > 0 && d->fds > 0) {
 			c = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 			if (c < 0)
 				break;
-			shm_fd_disarm(c, depth + 1, budget);
+			d->fds--;
+			shm_fd_disarm(c, depth + 1, d);
 			close(c);
+			d->fds++;
 		}
 		return;
 	}
 	/* Out-of-band data (which may carry fds) read in line. */
 	v = 1;
 	(void)setsockopt(fd, SOL_SOCKET, SO_OOBINLINE, &v, sizeof(v));
-	shm_sock_drain(fd, depth + 1, budget);
+	shm_sock_drain(fd, depth + 1, d);
 }
 
 /*
@@ -532,7 +551,7 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 	struct cmsghdr *cmsg;
 	int fds[SHM_MSG_FDS_MAX];
 	int nfds = 0, i, ret = 0;
-	unsigned int budget;
+	struct shm_disarm disarm;
 	ssize_t n;
 
 	*nfds_out = 0;
@@ -557,8 +576,10 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 
 			memcpy(&f, CMSG_DATA(cmsg) + k * sizeof(int),
 				sizeof(int));
-			budget = SHM_DISARM_BUDGET;
-			shm_fd_disarm(f, 0, &budget);
+			disarm.budget = SHM_DISARM_BUDGET;
+			disarm.counted = false;
+			disarm.fds = 0;
+			shm_fd_disarm(f, 0, &disarm);
 			if (nfds < SHM_MSG_FDS_MAX)
 				fds[nfds++] = f;
 			else

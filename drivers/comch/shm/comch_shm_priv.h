@@ -271,14 +271,12 @@ STAILQ_HEAD(shm_outbox, shm_outbox_entry);
 void shm_ring_geom_init(struct shm_ring_geom *g, uint32_t depth,
 		uint32_t max_msg);
 size_t shm_cons_ring_size(uint32_t depth);
+/** fds the driver leaves free for the rest of the process (see
+ * shm_fd_headroom()). */
+#define SHM_FD_HEADROOM 16
+bool shm_fd_headroom(int fd, unsigned int n);
 /* A memfd of @p size sealed against resizing, mapped read-write (on
  * @p socket_id unless SOCKET_ID_ANY). */
-/** fds the driver leaves free for the rest of the process (see
- * shm_fd_headroom()), and the fd limit up to which it first asks whether
- * the top of the range is free. */
-#define SHM_FD_HEADROOM 16
-#define SHM_FD_PROBE_MAX 65536
-bool shm_fd_headroom(int fd, unsigned int n);
 int shm_memfd_create(const char *tag, size_t size, int socket_id, int *fd,
 		void **base);
 /* Map a region the peer sent: a memfd of exactly @p size, sealed against
