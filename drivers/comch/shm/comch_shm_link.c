@@ -283,10 +283,17 @@ shm_fds_free(int fd, unsigned int max)
  * epoll instance each time an interrupt source comes or goes, and panics
  * when it cannot.
  */
+/* fds that disarms in progress (any thread) may still install: not
+ * free for anyone else (shm_fd_disarm()). */
+static unsigned int shm_fds_reserved;
+
 bool
 shm_fd_headroom(int fd, unsigned int n)
 {
-	return shm_fds_free(fd, n + SHM_FD_HEADROOM) == n + SHM_FD_HEADROOM;
+	unsigned int need = n + SHM_FD_HEADROOM +
+		__atomic_load_n(&shm_fds_reserved, __ATOMIC_RELAXED);
+
+	return shm_fds_free(fd, need) == need;
 }
 
 /* Whether this process cannot open one more fd now. */
@@ -361,8 +368,26 @@ shm_out_of_fds(void)
 struct shm_disarm {
 	unsigned int budget;	/* records, fds, pending connections */
 	unsigned int fds;	/* fds it may hold at once, past the headroom */
+	unsigned int reserved;	/* of them, in shm_fds_reserved */
 	bool counted;		/* fds known (when the first socket came) */
 };
+
+/* Count the fds a disarm may hold at once, past the headroom and what
+ * other disarms hold in reserve, and reserve them until it is done. */
+static void
+shm_disarm_reserve(int fd, struct shm_disarm *d)
+{
+	unsigned int others, free_fds;
+
+	others = __atomic_load_n(&shm_fds_reserved, __ATOMIC_RELAXED);
+	free_fds = shm_fds_free(fd,
+			SHM_FD_HEADROOM + others + SHM_DISARM_FDS_MAX);
+	d->fds = free_fds > SHM_FD_HEADROOM + others ?
+		free_fds - SHM_FD_HEADROOM - others : 0;
+	d->reserved = d->fds;
+	d->counted = true;
+	__atomic_fetch_add(&shm_fds_reserved, d->reserved, __ATOMIC_RELAXED);
+}
 
 static void shm_fd_disarm(int fd, unsigned int depth, struct shm_disarm *d);
 
@@ -425,6 +450,25 @@ shm_sock_queued(int sock)
 	return n;
 }
 
+/* Whether AF_UNIX socket @p sock, shut down for reading, has nothing
+ * queued: a peek without control room installs no fds (it only says that
+ * a record carries some: MSG_CTRUNC), and a record of no bytes ahead of
+ * others leaves bytes queued. */
+static bool
+shm_sock_empty(int sock)
+{
+	char b;
+	struct iovec iov = { .iov_base = &b, .iov_len = 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	do {
+		n = recvmsg(sock, &mh, MSG_PEEK | MSG_DONTWAIT);
+	} while (n < 0 && errno == EINTR);
+	return n == 0 && !(mh.msg_flags & MSG_CTRUNC) &&
+		shm_sock_queued(sock) == 0;
+}
+
 /* Take what is queued on AF_UNIX socket @p sock, disarming and closing
  * its fds, within what @p d may still use (a peer's socket is shut down
  * for reading first: nothing more comes). */
@@ -477,7 +521,6 @@ shm_fd_disarm(int fd, unsigned int depth, struct shm_disarm *d)
 {
 	struct linger off = { .l_onoff = 1, .l_linger = 0 };
 	socklen_t len = sizeof(int);
-	unsigned int free_fds;
 	int v, c;
 
 	if (d->budget == 0)
@@ -497,18 +540,15 @@ shm_fd_disarm(int fd, unsigned int depth, struct shm_disarm *d)
 	 * its accept() returns at once once none is pending (whether or not
 	 * the peer makes its file blocking). */
 	(void)shutdown(fd, SHUT_RD);
-	/* What may be held at once, counted once for the whole tree (the
-	 * levels below only give back what they take). */
-	if (!d->counted) {
-		free_fds = shm_fds_free(fd, SHM_FD_HEADROOM + SHM_DISARM_FDS_MAX);
-		d->fds = free_fds > SHM_FD_HEADROOM ?
-			free_fds - SHM_FD_HEADROOM : 0;
-		d->counted = true;
-	}
+	/* What may be held at once is counted once for the whole tree (the
+	 * levels below only give back what they take), when there is
+	 * something to take apart: about 800 system calls. */
 	len = sizeof(int);
 	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &len) == 0 && v) {
 		/* A listener: its pending connections hold what was sent on
 		 * them. */
+		if (!d->counted)
+			shm_disarm_reserve(fd, d);
 		while (d->budget > 0 && d->fds > 0) {
 			c = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 			if (c < 0)
@@ -523,6 +563,10 @@ shm_fd_disarm(int fd, unsigned int depth, struct shm_disarm *d)
 	/* Out-of-band data (which may carry fds) read in line. */
 	v = 1;
 	(void)setsockopt(fd, SOL_SOCKET, SO_OOBINLINE, &v, sizeof(v));
+	if (shm_sock_empty(fd))
+		return;
+	if (!d->counted)
+		shm_disarm_reserve(fd, d);
 	shm_sock_drain(fd, depth + 1, d);
 }
 
@@ -576,10 +620,13 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 
 			memcpy(&f, CMSG_DATA(cmsg) + k * sizeof(int),
 				sizeof(int));
-			disarm.budget = SHM_DISARM_BUDGET;
-			disarm.counted = false;
-			disarm.fds = 0;
+			disarm = (struct shm_disarm){
+				.budget = SHM_DISARM_BUDGET,
+			};
 			shm_fd_disarm(f, 0, &disarm);
+			if (disarm.counted)
+				__atomic_fetch_sub(&shm_fds_reserved,
+					disarm.reserved, __ATOMIC_RELAXED);
 			if (nfds < SHM_MSG_FDS_MAX)
 				fds[nfds++] = f;
 			else
