@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <linux/magic.h>
 #include <linux/mempolicy.h>
 #include <linux/sockios.h>
@@ -32,6 +33,7 @@
 
 #include <rte_common.h>
 #include <rte_cycles.h>
+#include <rte_lcore.h>
 #include <rte_memory.h>
 
 #include "comch_shm_priv.h"
@@ -360,6 +362,84 @@ shm_out_of_fds(void)
 #define SCM_PIDFD 0x04
 #endif
 
+/*
+ * The reaper: closes the peer's sockets of families other than AF_UNIX,
+ * in a thread of its own. Disarming one (SO_LINGER {1, 0}) is not enough:
+ * the peer holds the same socket, can set it lingering again after we
+ * did, and close its own copy; our close is then the last and waits for
+ * as long as the peer set. Whatever it waits, only the reaper waits. It
+ * also breaks a TCP connection off first (connect(AF_UNSPEC): a reset,
+ * its queues dropped), so that a close waits only if the peer connects
+ * the socket again, fills it and sets it lingering once more in between.
+ * No message of the protocol carries such a socket: one that comes ends
+ * the peer's connection (-EPROTO) or lay inside an AF_UNIX socket it
+ * sent. SHM_REAP_MAX wait at most; past that (the reaper kept waiting by
+ * one the peer won that race for), the thread that received one closes
+ * it itself, disarmed.
+ */
+#define SHM_REAP_MAX 64
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t more;
+	bool started;
+	unsigned int n;
+	int fds[SHM_REAP_MAX];
+} shm_reaper = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.more = PTHREAD_COND_INITIALIZER,
+};
+
+static void
+shm_reap_close(int fd)
+{
+	struct linger off = { .l_onoff = 1, .l_linger = 0 };
+	struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+
+	(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &off, sizeof(off));
+	(void)connect(fd, &unspec, sizeof(unspec));
+	close(fd);
+}
+
+static void *
+shm_reaper_main(void *arg __rte_unused)
+{
+	int fd;
+
+	pthread_mutex_lock(&shm_reaper.lock);
+	for (;;) {
+		while (shm_reaper.n == 0)
+			pthread_cond_wait(&shm_reaper.more, &shm_reaper.lock);
+		fd = shm_reaper.fds[--shm_reaper.n];
+		pthread_mutex_unlock(&shm_reaper.lock);
+		shm_reap_close(fd);
+		pthread_mutex_lock(&shm_reaper.lock);
+	}
+	return NULL;
+}
+
+void
+shm_fd_reap(int fd)
+{
+	pthread_t t;
+
+	pthread_mutex_lock(&shm_reaper.lock);
+	if (!shm_reaper.started &&
+	    rte_ctrl_thread_create(&t, "comch-reaper", NULL, shm_reaper_main,
+			NULL) == 0) {
+		pthread_detach(t);
+		shm_reaper.started = true;
+	}
+	if (shm_reaper.started && shm_reaper.n < SHM_REAP_MAX) {
+		shm_reaper.fds[shm_reaper.n++] = fd;
+		pthread_cond_signal(&shm_reaper.more);
+		fd = -1;
+	}
+	pthread_mutex_unlock(&shm_reaper.lock);
+	if (fd >= 0)
+		shm_reap_close(fd);
+}
+
 /* fds one level's receive or accept may hold while the next level is
  * taken apart, and all levels at once. */
 #define SHM_DISARM_FDS_MAX (SHM_DISARM_DEPTH * (SHM_DRAIN_FDS_MAX + 1))
@@ -389,7 +469,7 @@ shm_disarm_reserve(int fd, struct shm_disarm *d)
 	__atomic_fetch_add(&shm_fds_reserved, d->reserved, __ATOMIC_RELAXED);
 }
 
-static void shm_fd_disarm(int fd, unsigned int depth, struct shm_disarm *d);
+static bool shm_fd_disarm(int fd, unsigned int depth, struct shm_disarm *d);
 
 /* Disarm and close the fds of a received message's control data. Returns
  * how many there were (of SCM_RIGHTS). */
@@ -428,8 +508,10 @@ shm_cmsg_fds_close(struct msghdr *mh, unsigned int depth, struct shm_disarm *d)
 		for (k = 0; k < len; k++, n++) {
 			memcpy(&f, CMSG_DATA(cmsg) + k * sizeof(int),
 				sizeof(int));
-			shm_fd_disarm(f, depth, d);
-			close(f);
+			if (shm_fd_disarm(f, depth, d))
+				shm_fd_reap(f);
+			else
+				close(f);
 		}
 	}
 	d->fds += held;
@@ -516,26 +598,29 @@ shm_sock_drain(int sock, unsigned int depth, struct shm_disarm *d)
 	}
 }
 
-static void
+static bool
 shm_fd_disarm(int fd, unsigned int depth, struct shm_disarm *d)
 {
 	struct linger off = { .l_onoff = 1, .l_linger = 0 };
 	socklen_t len = sizeof(int);
+	bool spent = d->budget == 0;
 	int v, c;
 
-	if (d->budget == 0)
-		return;
-	d->budget--;
+	if (!spent)
+		d->budget--;
 	/* Not a socket: ENOTSOCK (asked of the socket layer only, never of
-	 * the file's file system, which could be the peer's). */
+	 * the file's file system, which could be the peer's). Asked past the
+	 * budget too (of a record's last fds at most). */
 	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &len) < 0)
-		return;
+		return false;
 	if (v != AF_UNIX) {
+		/* The peer shares this socket and can make it linger again
+		 * before we close it: closed by the reaper (shm_fd_reap()) */
 		(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &off, sizeof(off));
-		return;
+		return true;
 	}
-	if (depth >= SHM_DISARM_DEPTH)
-		return;
+	if (spent || depth >= SHM_DISARM_DEPTH)
+		return false;
 	/* Nothing more comes in; a listener refuses new connections, and
 	 * its accept() returns at once once none is pending (whether or not
 	 * the peer makes its file blocking). */
@@ -554,20 +639,21 @@ shm_fd_disarm(int fd, unsigned int depth, struct shm_disarm *d)
 			if (c < 0)
 				break;
 			d->fds--;
-			shm_fd_disarm(c, depth + 1, d);
+			shm_fd_disarm(c, depth + 1, d);	/* AF_UNIX */
 			close(c);
 			d->fds++;
 		}
-		return;
+		return false;
 	}
 	/* Out-of-band data (which may carry fds) read in line. */
 	v = 1;
 	(void)setsockopt(fd, SOL_SOCKET, SO_OOBINLINE, &v, sizeof(v));
 	if (shm_sock_empty(fd))
-		return;
+		return false;
 	if (!d->counted)
 		shm_disarm_reserve(fd, d);
 	shm_sock_drain(fd, depth + 1, d);
+	return false;
 }
 
 /*
@@ -596,6 +682,7 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 	int fds[SHM_MSG_FDS_MAX];
 	int nfds = 0, i, ret = 0;
 	struct shm_disarm disarm;
+	bool reap;
 	ssize_t n;
 
 	*nfds_out = 0;
@@ -623,11 +710,15 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 			disarm = (struct shm_disarm){
 				.budget = SHM_DISARM_BUDGET,
 			};
-			shm_fd_disarm(f, 0, &disarm);
+			reap = shm_fd_disarm(f, 0, &disarm);
 			if (disarm.counted)
 				__atomic_fetch_sub(&shm_fds_reserved,
 					disarm.reserved, __ATOMIC_RELAXED);
-			if (nfds < SHM_MSG_FDS_MAX)
+			if (reap) {
+				/* no message of ours carries one */
+				shm_fd_reap(f);
+				ret = -EPROTO;
+			} else if (nfds < SHM_MSG_FDS_MAX)
 				fds[nfds++] = f;
 			else
 				close(f);

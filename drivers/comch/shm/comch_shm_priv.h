@@ -275,6 +275,9 @@ size_t shm_cons_ring_size(uint32_t depth);
  * shm_fd_headroom()). */
 #define SHM_FD_HEADROOM 16
 bool shm_fd_headroom(int fd, unsigned int n);
+/* Close a socket the peer sent, of a family other than AF_UNIX, in the
+ * reaper thread (its close may wait on the peer). */
+void shm_fd_reap(int fd);
 /* A memfd of @p size sealed against resizing, mapped read-write (on
  * @p socket_id unless SOCKET_ID_ANY). */
 int shm_memfd_create(const char *tag, size_t size, int socket_id, int *fd,

@@ -39,9 +39,13 @@ shm_mem_create(struct rte_comch_dev *cdev __rte_unused,
 	ret = shm_memfd_create("comch-mem", mem->size, mem->socket_id, &sm->fd,
 			&addr);
 	if (ret < 0) {
-		SHM_LOG(ERR, "cannot create %zu bytes of registered memory%s: %s",
-			mem->size, mem->socket_id == SOCKET_ID_ANY ? "" :
-			" on that socket", strerror(-ret));
+		/* a DPU program may try once per host request: rate-limited */
+		static struct shm_ratelimit rl;
+
+		if (shm_ratelimit_ok(&rl, "registered memory not created"))
+			SHM_LOG(ERR, "cannot create %zu bytes of registered memory%s: %s",
+				mem->size, mem->socket_id == SOCKET_ID_ANY ?
+				"" : " on that socket", strerror(-ret));
 		free(sm);
 		return ret;
 	}

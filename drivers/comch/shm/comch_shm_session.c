@@ -639,7 +639,11 @@ shm_client_start(struct rte_comch_dev *cdev, struct rte_comch_client *cli)
 		SHM_F_EVENT : 0;
 	ret = shm_msg_send(sh->sock, &msg, fd);
 	close(fd);
-	if (ret < 0)
+	/* A DPU that refuses a client as it connects (too many handshakes
+	 * at once, out of fds) says why and closes: a send after that fails,
+	 * and the reason is read all the same (a close with nothing queued
+	 * reads as the DPU closing the link). */
+	if (ret < 0 && ret != -EPIPE && ret != -ECONNRESET)
 		sh->pending_err = -ECONNREFUSED;
 	return 0;
 }
