@@ -373,18 +373,18 @@ shm_out_of_fds(void)
  * the socket again, fills it and sets it lingering once more in between.
  * No message of the protocol carries such a socket: one that comes ends
  * the peer's connection (-EPROTO) or lay inside an AF_UNIX socket it
- * sent. SHM_REAP_MAX wait at most; past that (the reaper kept waiting by
- * one the peer won that race for), the thread that received one closes
- * it itself, disarmed.
+ * sent. However many wait (the reaper kept waiting by one the peer won
+ * that race for), no other thread closes one: they stay open meanwhile,
+ * and a process short of fds refuses new clients (shm_fd_headroom()).
+ * Only when memory for the list runs out does the thread that received
+ * one close it itself.
  */
-#define SHM_REAP_MAX 64
-
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t more;
 	bool started;
-	unsigned int n;
-	int fds[SHM_REAP_MAX];
+	unsigned int n, size;
+	int *fds;
 } shm_reaper = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.more = PTHREAD_COND_INITIALIZER,
@@ -421,7 +421,9 @@ shm_reaper_main(void *arg __rte_unused)
 void
 shm_fd_reap(int fd)
 {
+	unsigned int size;
 	pthread_t t;
+	int *fds;
 
 	pthread_mutex_lock(&shm_reaper.lock);
 	if (!shm_reaper.started &&
@@ -430,7 +432,15 @@ shm_fd_reap(int fd)
 		pthread_detach(t);
 		shm_reaper.started = true;
 	}
-	if (shm_reaper.started && shm_reaper.n < SHM_REAP_MAX) {
+	if (shm_reaper.n == shm_reaper.size) {
+		size = shm_reaper.size != 0 ? 2 * shm_reaper.size : 64;
+		fds = realloc(shm_reaper.fds, size * sizeof(*fds));
+		if (fds != NULL) {
+			shm_reaper.fds = fds;
+			shm_reaper.size = size;
+		}
+	}
+	if (shm_reaper.started && shm_reaper.n < shm_reaper.size) {
 		shm_reaper.fds[shm_reaper.n++] = fd;
 		pthread_cond_signal(&shm_reaper.more);
 		fd = -1;
