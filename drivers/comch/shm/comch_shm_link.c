@@ -277,6 +277,10 @@ shm_fds_free(int fd, unsigned int max)
 	return n;
 }
 
+/* fds that disarms in progress (any thread) may still install: not
+ * free for anyone else (shm_fd_disarm()). */
+static unsigned int shm_fds_reserved;
+
 /*
  * Whether this process can open @p n more fds and still keep
  * SHM_FD_HEADROOM free. The driver opens an fd on a peer's behalf (a
@@ -285,10 +289,6 @@ shm_fds_free(int fd, unsigned int max)
  * epoll instance each time an interrupt source comes or goes, and panics
  * when it cannot.
  */
-/* fds that disarms in progress (any thread) may still install: not
- * free for anyone else (shm_fd_disarm()). */
-static unsigned int shm_fds_reserved;
-
 bool
 shm_fd_headroom(int fd, unsigned int n)
 {
@@ -329,8 +329,9 @@ shm_out_of_fds(void)
  * the free fds are counted when the first socket comes, up to what three
  * levels may hold at once. What is deeper, beyond the budget or past the
  * headroom is closed as it is, and may wait (the trust model says so), as
- * may fds left queued on a link socket we close (shm_sock_close()). Any other kind of file
- * closes at once, but for a file of a user-space file system (FUSE),
+ * may fds left queued on a link socket we close (shm_sock_close()). A
+ * socket of another family goes to the reaper (below). Any other kind of
+ * file closes at once, but for a file of a user-space file system (FUSE),
  * whose flush the peer's user could delay: outside the trust model of one
  * user's processes (doc/guides/trust_model.md).
  *
