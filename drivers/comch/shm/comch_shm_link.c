@@ -743,8 +743,16 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 	if (n == 0) {
 		for (i = 0; i < nfds; i++)
 			close(fds[i]);
-		return nfds == 0 && !(mh.msg_flags & MSG_CTRUNC) ?
-			-ECONNRESET : -EPROTO;
+		return ret == 0 && nfds == 0 &&
+			!(mh.msg_flags & MSG_CTRUNC) ? -ECONNRESET : -EPROTO;
+	}
+	/* A socket of another family is the peer's fault, whatever else:
+	 * judged before the checks below, which would call a truncated
+	 * message ours once that fd is no longer counted in it. */
+	if (ret < 0) {
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		return ret;
 	}
 	/* fds installed into the last few this process has: ours to give
 	 * back at once (the peer is not at fault). */
