@@ -153,8 +153,9 @@ dpu_sleep(struct dpu_ctx *x, int timeout_ms)
 /* ------------------------------------------------------------- queues */
 
 /* Every queue costs this process file descriptors (a consumer ring and
- * its memory, with comch_shm) and memory. */
-#define DPU_FDS_PER_QUEUE 2
+ * its memory, with comch_shm, and copies of both while the announcement
+ * waits for a host that has not read it) and memory. */
+#define DPU_FDS_PER_QUEUE 4
 
 /* What hosts may make this process hold: queues within half of its file
  * descriptors (raised to the hard limit first: perf_main.c), messages

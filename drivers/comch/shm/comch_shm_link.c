@@ -951,6 +951,12 @@ shm_conn_post_locked(struct shm_conn *sc, const struct shm_msg *msg,
 		ret = -ECONNRESET;
 		goto out;
 	}
+	/* Copies of fds wait only while the process keeps its headroom: a
+	 * peer that does not read must not take the DPU's last fds. */
+	if (nfds > 0 && !shm_fd_headroom(fds[0], (unsigned int)nfds)) {
+		ret = -EMFILE;
+		goto out;
+	}
 	e = calloc(1, sizeof(*e));
 	if (e == NULL) {
 		ret = -ENOMEM;
@@ -971,6 +977,26 @@ shm_conn_post_locked(struct shm_conn *sc, const struct shm_msg *msg,
 	ret = 0;
 out:
 	return ret;
+}
+
+bool
+shm_conn_cancel_add_locked(struct shm_conn *sc, uint32_t consumer_id)
+{
+	struct shm_outbox_entry *e, *last = NULL;
+
+	/* The last word queued about it: an ADD not sent yet (any earlier
+	 * one was withdrawn by a DEL between them). */
+	STAILQ_FOREACH(e, &sc->outbox, next)
+		if ((e->msg.type == SHM_MSG_CONSUMER_ADD ||
+		     e->msg.type == SHM_MSG_CONSUMER_DEL) &&
+		    e->msg.consumer.consumer_id == consumer_id)
+			last = e;
+	if (last == NULL || last->msg.type != SHM_MSG_CONSUMER_ADD)
+		return false;
+	STAILQ_REMOVE(&sc->outbox, last, shm_outbox_entry, next);
+	sc->outbox_len--;
+	shm_outbox_free(last);
+	return true;
 }
 
 void

@@ -170,8 +170,11 @@ shm_consumer_withdraw(struct rte_comch_dev *cdev __rte_unused,
 	sc->own_map -= c->announced_bytes;
 	/* The peer must learn it (its producers would go on sending):
 	 * queued behind what waits; a peer that reads nothing is cut off
-	 * by the outbox's bound, and one we cannot queue for is too. */
-	ret = shm_conn_post_locked(sc, &msg, NULL, 0);
+	 * by the outbox's bound, and one we cannot queue for is too. If
+	 * the announcement itself still waits, the peer never learns of
+	 * the consumer at all. */
+	ret = shm_conn_cancel_add_locked(sc, cons->id) ? 0 :
+		shm_conn_post_locked(sc, &msg, NULL, 0);
 	rte_spinlock_unlock(&sc->outbox_lock);
 	if (ret == -ENOMEM || ret == -EMFILE)
 		shm_conn_fail_local(sc, ret, "cannot queue a withdrawal");

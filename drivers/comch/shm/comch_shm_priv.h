@@ -255,7 +255,10 @@ int shm_sock_file_check(const char *path, bool strict, char *why,
  * wait here, in order, instead of blocking whoever announces. The
  * connection's polling lcore sends them as the peer reads; a peer that
  * lets SHM_OUTBOX_MAX of them pile up does not read its socket and loses
- * the connection.
+ * the connection. A consumer withdrawn before its announcement left
+ * takes the announcement back (shm_conn_cancel_add_locked()), so starting
+ * and stopping consumers for such a peer piles nothing up; the copies of
+ * fds that wait are taken only while the process keeps its fd headroom.
  */
 struct shm_outbox_entry {
 	STAILQ_ENTRY(shm_outbox_entry) next;
@@ -307,6 +310,10 @@ void shm_sock_close(int sock, bool shut);
  * consumers). */
 int shm_conn_post_locked(struct shm_conn *sc, const struct shm_msg *msg,
 		const int *fds, int nfds);
+/* Under sc->outbox_lock: take back the CONSUMER_ADD of @p consumer_id
+ * if it still waits in the outbox (the peer never learns of that
+ * consumer, and needs no CONSUMER_DEL); false if the peer has it. */
+bool shm_conn_cancel_add_locked(struct shm_conn *sc, uint32_t consumer_id);
 /* Send what the outbox holds as far as the peer reads (the polling
  * lcore); drop it all with @p drop (the connection closes). */
 void shm_conn_flush(struct shm_conn *sc, bool drop);
