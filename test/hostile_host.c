@@ -2252,6 +2252,15 @@ mode_fp_garbage(void)
 	return 0;
 }
 
+/* EOF can be seen without reading the socket: POLLHUP. */
+static bool
+sock_hung_up(int s)
+{
+	struct pollfd p = { .fd = s, .events = 0 };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR));
+}
+
 /* ---- announce-flood: the DPU announces consumers; we never read the
  * link socket ---- */
 
@@ -2278,22 +2287,55 @@ mode_announce_flood(void)
 		begins++;
 		while (hc_recv(&h, buf, sizeof(buf)) > 0)
 			;
-		/* EOF can be seen without reading: poll for POLLHUP */
-		{
-			struct pollfd p = { .fd = h.sock, .events = 0 };
-
-			if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR)))
-				break;
-		}
+		if (sock_hung_up(h.sock))
+			break;
 	}
-	{
-		struct pollfd p = { .fd = h.sock, .events = 0 };
-
-		h.eof = poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR));
-	}
+	h.eof = sock_hung_up(h.sock);
 	say("announce-flood: %u BEGINs, connection %s", begins,
 		h.eof ? "ended by the DPU" : "kept");
 	hc_close(&h);
+	return 0;
+}
+
+/* ---- unread-churn: --conns connections that never read the link
+ * socket, each asking the perf DPU --rounds times for a test with
+ * --queues queues and then for one without (an announcement and a
+ * withdrawal per queue each round), then held: what the DPU keeps for
+ * announcements we never read must not grow with the rounds ---- */
+
+static int
+mode_unread_churn(void)
+{
+	struct hc *h = calloc(opt.conns, sizeof(*h));
+	unsigned int i, r, k, ready = 0, ended = 0;
+
+	if (h == NULL || strcmp(opt.app, "perf") != 0)
+		return EXIT_SETUP;
+	for (i = 0; i < opt.conns && !quit; i++) {
+		if (hc_open_retry(&h[i], 64) < 0)
+			break;
+		h[i].no_sock_read = true;
+		for (r = 0; r < opt.rounds && !quit; r++) {
+			if (perf_send(&h[i], PERF_MSG_BEGIN, PERF_FP_TPUT, 64,
+					32, opt.queues, 0, 0) < 0 ||
+			    !perf_wait(&h[i], PERF_MSG_READY, 10))
+				break;
+			ready++;
+			if (perf_send(&h[i], PERF_MSG_BEGIN, PERF_CTRL_LAT, 64,
+					1, 1, 0, 0) < 0 ||
+			    !perf_wait(&h[i], PERF_MSG_READY, 10))
+				break;
+		}
+	}
+	for (k = 0; k < i; k++)
+		ended += sock_hung_up(h[k].sock);
+	say("unread-churn: %u connections, %u tests with queues ready, %u connections ended by the DPU",
+		i, ready, ended);
+	say("armed");
+	hold(NULL, NULL);
+	for (k = 0; k < i; k++)
+		hc_close(&h[k]);
+	free(h);
 	return 0;
 }
 
@@ -2756,8 +2798,9 @@ usage(void)
 		"usage: hostile_host MODE --path DIR [--func F] [--name S] [--app ctrl|perf|data]\n"
 		"  modes: silent hello-garbage fd-race consumer-race proto-garbage\n"
 		"         log-inject churn sigpipe never-read never-post claim-hold\n"
-		"         rewrite fp-garbage announce-flood consumer-churn conn-hog\n"
-		"         fd-exhaust amplify\n");
+		"         rewrite fp-garbage announce-flood unread-churn consumer-churn\n"
+		"         conn-hog fd-exhaust amplify log-flood data-peer fd-leak\n"
+		"         perf-hog begin\n");
 }
 
 int
@@ -2805,6 +2848,7 @@ main(int argc, char **argv)
 		{ "rewrite", mode_rewrite },
 		{ "fp-garbage", mode_fp_garbage },
 		{ "announce-flood", mode_announce_flood },
+		{ "unread-churn", mode_unread_churn },
 		{ "consumer-churn", mode_consumer_churn },
 		{ "conn-hog", mode_conn_hog },
 		{ "fd-exhaust", mode_fd_exhaust },
