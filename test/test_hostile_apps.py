@@ -153,6 +153,30 @@ class Proc:
     def alive(self):
         return self.p.poll() is None
 
+    def state(self):
+        """Why it is not done, for a report: its exit status, or each
+        thread's name, state, kernel wait channel and system call."""
+        rc = self.p.poll()
+        if rc is not None:
+            return f"exited with {rc}"
+        threads = []
+        task = f"/proc/{self.p.pid}/task"
+        try:
+            for tid in sorted(os.listdir(task), key=int):
+                with open(f"{task}/{tid}/stat") as f:
+                    stat = f.read()
+                with open(f"{task}/{tid}/wchan") as f:
+                    wchan = f.read().strip()
+                with open(f"{task}/{tid}/syscall") as f:
+                    call = f.read().split(" ", 1)[0].strip()
+                name = stat[stat.index("(") + 1:stat.rindex(")")]
+                st = stat[stat.rindex(")") + 2]
+                threads.append(f"{name} {st} wchan {wchan or '-'} "
+                               f"syscall {call}")
+        except (OSError, ValueError):
+            pass
+        return "alive: " + ", ".join(threads)
+
     def signal(self, sig):
         if self.alive():
             self.p.send_signal(sig)
@@ -397,7 +421,7 @@ def run_scenario(sc):
             scan_dpu(sc, dpu, errors)
             return errors, procs
         if not dpu.wait_for(prog.ready[sc.prog], START_GUARD):
-            errors.append("the DPU program did not start")
+            errors.append(f"the DPU program did not start ({dpu.state()})")
             return errors, procs
         base_fds, base_maps = fd_count(dpu.p.pid), memfd_maps(dpu.p.pid)
 
@@ -432,7 +456,8 @@ def run_scenario(sc):
             rc = peer.wait(HONEST_GUARD)
             if rc is None:
                 errors.append(f"STALL: the served client did not finish "
-                              f"within {HONEST_GUARD} s")
+                              f"within {HONEST_GUARD} s (client "
+                              f"{peer.state()}; DPU {dpu.state()})")
             elif rc != 0:
                 errors.append(f"the served client failed (exit {rc}): "
                               + " / ".join(l for l in peer.text().splitlines()
@@ -481,7 +506,8 @@ def run_scenario(sc):
                     break
             if rc is None:
                 errors.append(f"STALL: the honest client did not finish within "
-                              f"{HONEST_GUARD} s")
+                              f"{HONEST_GUARD} s (client {honest.state()}; "
+                              f"DPU {dpu.state()})")
             elif rc == "dead":
                 pass
             else:
@@ -551,7 +577,7 @@ def run_scenario(sc):
             rc = dpu.wait(STOP_GUARD)
             if rc is None:
                 errors.append(f"WEDGE: the DPU program did not exit within "
-                              f"{STOP_GUARD} s of SIGINT")
+                              f"{STOP_GUARD} s of SIGINT ({dpu.state()})")
             elif rc != 0:
                 errors.append(f"the DPU program exited {rc} on SIGINT"
                               + (f" (signal {-rc})" if rc < 0 else ""))
@@ -571,7 +597,8 @@ def run_scenario(sc):
                 rc = dpu.wait(STOP_GUARD)
                 if rc is None:
                     errors.append(f"WEDGE: the DPU program did not exit "
-                                  f"within {STOP_GUARD} s of SIGINT")
+                                  f"within {STOP_GUARD} s of SIGINT "
+                                  f"({dpu.state()})")
                 elif rc != 0:
                     errors.append(f"the DPU program exited {rc} on SIGINT"
                                   + (f" (signal {-rc})" if rc < 0 else ""))
