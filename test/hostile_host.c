@@ -2786,6 +2786,46 @@ mode_amplify(void)
 	return 0;
 }
 
+/* ---- big-copy: fp-bidir of --size messages in bursts of 1024 into one
+ * consumer of ours whose 1024 buffers all cover the same --size bytes
+ * (overlapping posts are legal), reposted as fast as the DPU fills them:
+ * a DPU that sends each burst whole copies 1024 x --size bytes in one
+ * call while every other host waits (perf) ---- */
+
+static void
+big_copy_tick(void *arg)
+{
+	struct hc *h = arg;
+	struct lcons *l = &h->lc[0];
+
+	hc_pump(h);
+	lcons_reap(l);
+	lcons_post(l, l->depth, 0, opt.size);
+	pause_us(1000);
+}
+
+static int
+mode_big_copy(void)
+{
+	struct hc h;
+
+	if (strcmp(opt.app, "perf") != 0 || hc_open_retry(&h, 64) < 0)
+		return EXIT_SETUP;
+	if (lcons_add(&h, 1024, opt.size, SEALS) < 0)
+		return EXIT_SETUP;
+	lcons_post(&h.lc[0], 1024, 0, opt.size);
+	if (!perf_begin(&h, PERF_FP_BIDIR, opt.size, 1024, 1, 0, 1)) {
+		say("no READY from the DPU");
+		return EXIT_SETUP;
+	}
+	say("armed");
+	hold(big_copy_tick, &h);
+	say("big-copy: %u buffers filled by the DPU, connection %s",
+		h.lc[0].done, h.eof ? "ended by the DPU" : "kept");
+	hc_close(&h);
+	return 0;
+}
+
 /* ---- hog-fp: many BEGINs with the largest sizes the tool takes:
  * memory the DPU allocates for us ---- */
 
@@ -2800,7 +2840,7 @@ usage(void)
 		"         log-inject churn sigpipe never-read never-post claim-hold\n"
 		"         rewrite fp-garbage announce-flood unread-churn consumer-churn\n"
 		"         conn-hog fd-exhaust amplify log-flood data-peer fd-leak\n"
-		"         perf-hog begin\n");
+		"         perf-hog begin big-copy\n");
 }
 
 int
@@ -2849,6 +2889,7 @@ main(int argc, char **argv)
 		{ "fp-garbage", mode_fp_garbage },
 		{ "announce-flood", mode_announce_flood },
 		{ "unread-churn", mode_unread_churn },
+		{ "big-copy", mode_big_copy },
 		{ "consumer-churn", mode_consumer_churn },
 		{ "conn-hog", mode_conn_hog },
 		{ "fd-exhaust", mode_fd_exhaust },

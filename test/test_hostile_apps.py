@@ -64,6 +64,11 @@ scenario that fails again says which):
                             were refused (out of fds); perf/announce-flood
                             then passed only because its one host was
                             cut off at 528 waiting messages
+  perf/big-copy             one host's fp-bidir test of 256 MiB messages
+                            in bursts of 1024 (its consumer's buffers
+                            all overlapping) made one turn of the DPU's
+                            loop copy 256 GiB, about 40 s, while every
+                            other host waited, and after the host left
   perf/bidir-alloc-fails    a host-sized fp-bidir payload that cannot be
                             allocated leaves a NULL the DPU sends from
                             (SIGSEGV) when another host runs fp-bidir
@@ -223,7 +228,7 @@ class Program:
     def __init__(self, key):
         self.key = key
 
-    def dpu_args(self, link, prefix, devargs, extra_eal):
+    def dpu_args(self, link, prefix, devargs, extra_eal, extra=()):
         vdev = f"--vdev=comch_shm0,role=dpu,path={link}{devargs}"
         base = EAL + extra_eal + ["--file-prefix", prefix, vdev]
         if self.key == "ctrl":
@@ -234,7 +239,7 @@ class Program:
                 base + ["--", "--timeout", str(self.data_timeout),
                         "--text", "Hello from the DPU"]
         return [exe("app/dpdk-comch-perf"), "-l", "0"] + base + \
-            ["--", "--role=dpu"]
+            ["--", "--role=dpu"] + list(extra)
 
     ready = {"ctrl": r"waiting for clients", "data": r"waiting for a client",
              "perf": r"dpu: serving"}
@@ -306,6 +311,7 @@ class Scenario:
         self.order = kw.get("order", "attacker-first")
         self.devargs = kw.get("devargs", "")
         self.dpu_eal = kw.get("dpu_eal", [])
+        self.dpu_opts = kw.get("dpu_opts", [])  # perf: after --role=dpu
         self.nofile = kw.get("nofile")     # RLIMIT_NOFILE of the DPU
         self.as_limit = kw.get("as_limit")  # RLIMIT_AS of the DPU (bytes)
         self.sigstop = kw.get("sigstop", False)
@@ -404,7 +410,8 @@ def run_scenario(sc):
         if sc.prepare is not None:
             sc.prepare(tmp, link)
         dpu = Proc("dpu", prog.dpu_args(link, pre + "-d", sc.devargs,
-                                        sc.dpu_eal), tmp, preexec_dpu)
+                                        sc.dpu_eal, sc.dpu_opts), tmp,
+                   preexec_dpu)
         procs.append(dpu)
         if sc.refuse_start is not None:
             dpu.wait_for(prog.ready[sc.prog], START_GUARD)
@@ -832,18 +839,32 @@ def scenarios():
         Scenario("perf/amplify", "perf",
                  ["amplify", "--size", "262144", "--queues", "2",
                   "--hold", "600"], honest_count=2000),
+        # each DPU turn copies at most about a MiB for a host (and one
+        # message): 1024-message bursts of 16 MiB (allowed by its
+        # --max-size) must not hold up the loop that serves the honest
+        # client (beyond --max-size the DPU refuses: test_perf.sh)
+        Scenario("perf/big-copy", "perf",
+                 ["big-copy", "--size", "16777216", "--hold", "600"],
+                 dpu_opts=["--max-size=16777216"], honest_count=2000,
+                 expect_attacker=[r"big-copy: [1-9]\d* buffers filled by "
+                                  r"the DPU, connection kept"],
+                 why="one turn of the DPU's loop copies a host's whole "
+                     "fp-bidir burst (1024 x 16 MiB) while every other "
+                     "host waits"),
         Scenario("perf/queues-within-quotas", "perf",
                  ["perf-hog", "--conns", "15", "--queues", "64"],
                  nofile=1024,
                  why="the DPU's own consumers (2 fds each, 64 queues per "
                      "connection) are bounded by no quota"),
-        # an allocation the host sizes (fp-bidir's payload, up to 4 GiB)
-        # fails in a DPU with limited memory: another host's fp-bidir
-        # must go on (not under a sanitizer: it needs the address space)
+        # an allocation the host sizes (fp-bidir's payload, up to 4 GiB
+        # with a DPU that allows it) fails in a DPU with limited memory:
+        # another host's fp-bidir must go on (not under a sanitizer: it
+        # needs the address space)
         Scenario("perf/bidir-alloc-fails", "perf",
                  ["begin", "--test", "4", "--size", "0xF0000000",
                   "--hold", "600"],
                  as_limit=3 << 30, honest_variant="fp-bidir",
+                 dpu_opts=["--max-size=4294967295"],
                  honest_count=2000000, order="honest-first",
                  no_sanitizer=True,
                  why="dpdk-comch-perf frees its fp-bidir payload before "

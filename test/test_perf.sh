@@ -116,6 +116,18 @@ if "$PERF" -l 0,1 $EAL --file-prefix perft-noev-$$ -- --role=pair \
 else
 	echo "ok wake-lat without --event refused"
 fi
+# the DPU's --max-size: a larger fast-path message is refused, with why,
+# and that size skipped (as a size above a device's buffers)
+"$PERF" -l 0,1 $EAL --file-prefix perft-max-$$ -- --role=pair \
+	--test=fp-tput --size=64,8192 --max-size=4096 --count=100 --json \
+	> "$out/max.json" 2> "$out/max.err"
+if [ "$(grep -c '"size": 64,' "$out/max.json")" != 1 ] ||
+   grep -q '"size": 8192' "$out/max.json" ||
+   ! grep -q "the DPU refused fp-tput size 8192 .*: Message too long" "$out/max.err"; then
+	echo "FAIL a message above --max-size not refused"; cat "$out/max.json" "$out/max.err"; fail=1
+else
+	echo "ok a message above --max-size refused, that size skipped"
+fi
 python3 - "$out/pair.json" "$out/pair.csv" "$out/event.json" <<'PY' || fail=1
 import json, sys
 keys = set()

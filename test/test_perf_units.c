@@ -87,7 +87,8 @@ test_options(void)
 		"--connections=0", "--connections=1025", "--queues=0",
 		"--queues=65", "-i", "-i --role=dpu", "--role=pair -i",
 		"--hold", "--role=dpu --hold", "--role=host --hold -i",
-		"--json --csv", "--csv --json",
+		"--json --csv", "--csv --json", "--max-size=0",
+		"--max-size=4294967296", "--role=host --max-size=64",
 	};
 	/* What a secondary process refuses: other roles, control tests. */
 	static const char * const bad_secondary[] = {
@@ -120,6 +121,14 @@ test_options(void)
 	       "dpu serves until SIGINT by default");
 	EXPECT(parse("--role=dpu --duration=5", &o) == 0 && o.duration == 5,
 	       "dpu serves 5 s");
+	EXPECT(parse("--role=dpu", &o) == 0 && o.max_size == PERF_DPU_MAX_SIZE,
+	       "dpu: default --max-size");
+	EXPECT(parse("--role=dpu --max-size=4294967295", &o) == 0 &&
+	       o.max_size == UINT32_MAX, "dpu: --max-size");
+	EXPECT(parse("--size=64,16777216", &o) == 0 &&
+	       o.max_size == 16777216, "pair: --max-size from --size");
+	EXPECT(parse("--size=64,16777216 --max-size=4096", &o) == 0 &&
+	       o.max_size == 4096, "pair: --max-size given");
 	EXPECT(parse("--help", &o) == 1, "help");
 	EXPECT(parse("--role=host -i --connections=256 --queues=4 "
 		     "--test=fp-bidir,conn-rate", &o) == 0 && o.interactive &&

@@ -68,7 +68,13 @@ struct perf_opts {
 	bool event;            /* --event: servers, clients and consumers
 				* with RTE_COMCH_F_EVENT; the DPU sleeps
 				* in epoll when it has nothing to do */
+	uint32_t max_size;     /* DPU: the largest fast-path message it
+				* accepts from a host (--max-size) */
 };
+
+/* The DPU's --max-size unless told (pair: at least the largest --size):
+ * what one host can make it hold, 8 buffers of it a queue at least. */
+#define PERF_DPU_MAX_SIZE (UINT32_C(4) << 20)
 
 /* perf_engine.c: a test's name; the test of a name (-1 if none); the
  * names of the tests with every property of @p flags (PERF_E_*, 0: all),

@@ -154,12 +154,14 @@ dpu_sleep(struct dpu_ctx *x, int timeout_ms)
 
 /* Every queue costs this process file descriptors (a consumer ring and
  * its memory, with comch_shm, and copies of both while the announcement
- * waits for a host that has not read it) and memory. */
-#define DPU_FDS_PER_QUEUE 4
+ * waits for a host that has not read it; in event mode also its epoll
+ * instance, arm page and kick socket pair, and copies of the arm page and
+ * kick socket) and memory. */
+#define DPU_FDS_PER_QUEUE(event) ((event) ? 10 : 4)
 
 /* What hosts may make this process hold: queues within half of its file
  * descriptors (raised to the hard limit first: perf_main.c), messages
- * within the device's buffers. */
+ * within --max-size and the device's buffers. */
 static void
 dpu_limits(struct dpu_ctx *x)
 {
@@ -168,15 +170,16 @@ dpu_limits(struct dpu_ctx *x)
 	uint64_t budget = 1024;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-		budget = rl.rlim_cur / 2 / DPU_FDS_PER_QUEUE;
+		budget = rl.rlim_cur / 2 / DPU_FDS_PER_QUEUE(x->o->event);
 	x->queue_budget = (uint32_t)RTE_MIN(budget, (uint64_t)UINT32_MAX);
 	x->max_hosts = DPU_MAX_CONNS;
-	x->max_size = UINT32_MAX;
+	x->max_size = x->o->max_size;
 	if (rte_comch_info_get(x->dev_id, &info) == 0) {
 		if (info.caps.max_clients != 0)
 			x->max_hosts = RTE_MIN(info.caps.max_clients,
 					(uint32_t)DPU_MAX_CONNS);
-		x->max_size = info.caps.max_buf_size;
+		x->max_size = RTE_MIN(x->max_size,
+				(uint64_t)info.caps.max_buf_size);
 	}
 	/* --role=pair: both ends are ours, the host opens --connections */
 	if (x->pair)
@@ -407,7 +410,7 @@ dpu_begin(struct dpu_ctx *x, struct dpu_conn *d, const struct perf_msg *p)
 	d->end_pending = false;
 	d->begin_queues = p->queues;
 	if ((d->e->flags & PERF_E_FP) && d->size > x->max_size) {
-		dpu_refuse(x, d, EMSGSIZE, "larger than the device's buffers");
+		dpu_refuse(x, d, EMSGSIZE, "larger than the DPU serves (its --max-size, within the device's buffers)");
 		return;
 	}
 	if ((d->e->flags & PERF_E_FP) && !dpu_admit(x, p->queues)) {
@@ -599,15 +602,18 @@ dpu_fp_poll(struct dpu_conn *d, struct dpu_queue *q)
 	struct rte_comch_completion cpl[DPU_BURST];
 	void *bufs[DPU_BURST];
 	uint32_t lens[DPU_BURST];
-	uint16_t nb_repost = 0;
+	uint16_t nb_repost = 0, max;
 	int n, i;
 
 	if (e->dpu_fp_flush != NULL && !e->dpu_fp_flush(d, q))
 		return; /* the host takes nothing back: nothing more from it */
-	n = rte_comch_consumer_poll_burst(q->cons, cpl,
-			(uint16_t)RTE_MIN(d->burst, (uint32_t)DPU_BURST));
+	max = dpu_turn_msgs(d, RTE_MIN(d->burst, (uint32_t)DPU_BURST));
+	if (max == 0)
+		return;
+	n = rte_comch_consumer_poll_burst(q->cons, cpl, max);
 	if (n <= 0)
 		return;
+	dpu_turn_spend(d, (uint32_t)n);
 	for (i = 0; i < n; i++) {
 		/* Given back unfilled (aborted, its producer died): not a
 		 * message. */
@@ -650,7 +656,7 @@ static bool
 dpu_conn_turn(struct dpu_ctx *x, unsigned int slot)
 {
 	struct dpu_conn *d = x->conns[slot];
-	uint32_t q;
+	uint32_t i, q;
 
 	if (d->lost && d->nb_queues != 0 && !d->stopping)
 		dpu_fp_stop(d);
@@ -671,12 +677,19 @@ dpu_conn_turn(struct dpu_ctx *x, unsigned int slot)
 		d->begin_due = false;
 		dpu_begin(x, d, &d->begin);
 	}
-	for (q = 0; q < d->nb_queues && !d->stopping; q++) {
+	/* the queues take turns at going first: the turn's bytes may run
+	 * out before the last */
+	d->turn_left = DPU_TURN_BYTES;
+	for (i = 0; i < d->nb_queues && !d->stopping && d->turn_left != 0;
+	     i++) {
+		q = (d->next_q + i) % d->nb_queues;
 		if (d->q[q].cons != NULL)
 			dpu_fp_poll(d, &d->q[q]);
 		if (d->sending)
 			d->e->dpu_send(x, d, q);
 	}
+	if (d->nb_queues != 0)
+		d->next_q = (d->next_q + 1) % d->nb_queues;
 	dpu_ctrl_poll(x, d);
 	if (d->end_pending && (d->msgs >= d->end_expect ||
 	    rte_get_timer_cycles() > d->end_deadline)) {

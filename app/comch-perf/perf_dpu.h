@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_common.h>
 #include <rte_comch.h>
 
 #include "perf_engine.h"
@@ -24,6 +25,11 @@
  * honest host has one in flight). */
 #define DPU_ECHO_BACKLOG 8
 #define DPU_BURST 64
+/* What one turn of the loop does for one connection: about this many
+ * payload bytes read (--touch), copied or echoed, and at least one
+ * message, so that no host's large messages or bursts hold up the loop
+ * that serves every host (dpu_turn_msgs()). */
+#define DPU_TURN_BYTES (UINT64_C(1) << 20)
 
 /* One queue: a consumer (fast-path tests) and, for the tests that go both
  * ways (PERF_E_BOTH_WAYS), a producer. */
@@ -78,6 +84,8 @@ struct dpu_conn {
 	uint64_t unexpected_said; /* TSC of the last line about them */
 	bool lost;
 	uint64_t cpu0_us, wall0_us;  /* idle: at READY (perf_cpu_us()) */
+	uint64_t turn_left;     /* payload bytes this turn may still move */
+	uint32_t next_q;        /* the queue served first next turn */
 };
 
 struct dpu_ctx {
@@ -92,7 +100,8 @@ struct dpu_ctx {
 	uint64_t last_event;    /* TSC of the last connection event printed */
 	unsigned int quiet;     /* events not printed since */
 	/* What hosts may make this process hold (see dpu_admit()). */
-	uint64_t max_size;      /* largest message: the device's buffers */
+	uint64_t max_size;      /* largest message: --max-size, within the
+				 * device's buffers */
 	uint32_t max_hosts;     /* the server's clients at most */
 	uint32_t queue_budget;  /* queues of all hosts together */
 	uint32_t queues_in_use;
@@ -101,5 +110,27 @@ struct dpu_ctx {
 	int ep;                 /* --event: what the loop sleeps on, or -1 */
 	uint64_t sleeps;        /* --event: times it slept */
 };
+
+/* Of @p want messages (at most 1024), how many this turn still allows
+ * for @p d: 0 once its DPU_TURN_BYTES are spent, at least 1 before. */
+static inline uint16_t
+dpu_turn_msgs(const struct dpu_conn *d, uint32_t want)
+{
+	uint64_t n;
+
+	if (d->turn_left == 0)
+		return 0;
+	n = d->turn_left / d->size;
+	return (uint16_t)RTE_MIN(RTE_MAX(n, UINT64_C(1)), (uint64_t)want);
+}
+
+/* @p msgs messages of this turn moved. */
+static inline void
+dpu_turn_spend(struct dpu_conn *d, uint32_t msgs)
+{
+	uint64_t bytes = (uint64_t)msgs * d->size;
+
+	d->turn_left = bytes >= d->turn_left ? 0 : d->turn_left - bytes;
+}
 
 #endif /* COMCH_PERF_DPU_H */

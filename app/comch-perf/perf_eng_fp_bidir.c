@@ -71,9 +71,10 @@ static void
 fp_bidir_dpu_send(struct dpu_ctx *x, struct dpu_conn *d, uint32_t i)
 {
 	static struct rte_comch_send_op ops[1024];
+	uint16_t max = dpu_turn_msgs(d, d->burst);
 	int n;
 
-	if (i >= d->nb_peer_consumers)
+	if (i >= d->nb_peer_consumers || max == 0)
 		return;
 	if (ops[0].data != x->src || ops[0].len != d->size) {
 		uint32_t k;
@@ -83,9 +84,11 @@ fp_bidir_dpu_send(struct dpu_ctx *x, struct dpu_conn *d, uint32_t i)
 				.len = d->size };
 	}
 	n = rte_comch_producer_send_burst(d->q[i].prod, d->peer_consumers[i],
-			ops, (uint16_t)d->burst);
-	if (n > 0)
+			ops, max);
+	if (n > 0) {
 		d->sent += (uint64_t)n;
+		dpu_turn_spend(d, (uint32_t)n);
+	}
 }
 
 const struct perf_engine perf_eng_fp_bidir = {

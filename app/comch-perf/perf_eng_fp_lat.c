@@ -52,8 +52,9 @@ fp_lat_fwd(struct perf_fwd *f)
 	return 0;
 }
 
-/* Send the held echoes, in order, as far as the host has buffers; repost
- * the buffers of those that went. True when none is held any more. */
+/* Send the held echoes, in order, as far as the host has buffers and the
+ * turn allows; repost the buffers of those that went. True when none is
+ * held any more. */
 static bool
 fp_lat_dpu_flush(struct dpu_conn *d, struct dpu_queue *q)
 {
@@ -62,7 +63,7 @@ fp_lat_dpu_flush(struct dpu_conn *d, struct dpu_queue *q)
 	uint16_t n = 0;
 	int k;
 
-	while (q->nb_held != 0) {
+	while (q->nb_held != 0 && dpu_turn_msgs(d, 1) != 0) {
 		struct rte_comch_completion *c = &q->held[q->held_first];
 		struct rte_comch_send_op op = { .data = c->buf, .len = c->len };
 
@@ -72,6 +73,7 @@ fp_lat_dpu_flush(struct dpu_conn *d, struct dpu_queue *q)
 		if (k == 0)
 			break;  /* no buffer posted by the host yet */
 		/* sent, or it cannot go (the host's consumer is gone) */
+		dpu_turn_spend(d, 1);
 		bufs[n] = c->buf;
 		lens[n++] = d->size;
 		q->held_first = (uint16_t)((q->held_first + 1) % DPU_BURST);

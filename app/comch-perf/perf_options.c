@@ -40,6 +40,9 @@ perf_usage(const char *prog)
 	       "  --queues=N        producer/consumer pairs per connection in fast-path\n"
 	       "                    tests, 1..64 (default 1); streams go round robin to\n"
 	       "                    the worker lcores (the main lcore if there is none)\n"
+	       "  --max-size=N      dpu, pair: the largest fast-path message size a host\n"
+	       "                    may ask for, 1..4294967295 (default 4194304; pair:\n"
+	       "                    at least the largest --size)\n"
 	       "  --touch           the consumer reads every payload byte\n"
 	       "  --event           event mode: sleep in epoll when there is nothing to\n"
 	       "                    do (the DPU between messages; the host in wake-lat\n"
@@ -196,7 +199,7 @@ perf_parse_args(int argc, char **argv, bool secondary, struct perf_opts *o)
 {
 	enum { O_ROLE = 256, O_TEST, O_SIZE, O_BURST, O_DURATION, O_COUNT,
 		O_WARMUP, O_TOUCH, O_JSON, O_CSV, O_NAME, O_HELP, O_CONNS, O_QUEUES,
-		O_HOLD, O_EVENT };
+		O_HOLD, O_EVENT, O_MAX_SIZE };
 	static const struct option longopts[] = {
 		{ "role", required_argument, NULL, O_ROLE },
 		{ "test", required_argument, NULL, O_TEST },
@@ -214,10 +217,11 @@ perf_parse_args(int argc, char **argv, bool secondary, struct perf_opts *o)
 		{ "interactive", no_argument, NULL, 'i' },
 		{ "hold", no_argument, NULL, O_HOLD },
 		{ "event", no_argument, NULL, O_EVENT },
+		{ "max-size", required_argument, NULL, O_MAX_SIZE },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool have_duration = false, have_role = false;
+	bool have_duration = false, have_role = false, have_max_size = false;
 	unsigned int t;
 	uint64_t v;
 	int opt;
@@ -240,6 +244,7 @@ perf_parse_args(int argc, char **argv, bool secondary, struct perf_opts *o)
 	o->name = "comch_perf";
 	o->connections = 1;
 	o->queues = 1;
+	o->max_size = PERF_DPU_MAX_SIZE;
 
 	/* 0, not 1: glibc then also forgets where it was inside the last
 	 * argv it scanned (rte_eal_init()'s, or an earlier call's). */
@@ -325,6 +330,12 @@ perf_parse_args(int argc, char **argv, bool secondary, struct perf_opts *o)
 		case O_EVENT:
 			o->event = true;
 			break;
+		case O_MAX_SIZE:
+			if (parse_u64("max-size", optarg, 1, UINT32_MAX, &v) < 0)
+				return -EINVAL;
+			o->max_size = (uint32_t)v;
+			have_max_size = true;
+			break;
 		case O_HELP:
 			return 1;
 		default:
@@ -361,6 +372,13 @@ perf_parse_args(int argc, char **argv, bool secondary, struct perf_opts *o)
 	}
 	if ((o->role == PERF_ROLE_DPU || o->hold) && !have_duration)
 		o->duration = 0; /* serve until SIGINT */
+	if (have_max_size && o->role == PERF_ROLE_HOST) {
+		fprintf(stderr, "--max-size: a limit of the DPU side: use --role=dpu or pair\n");
+		return -EINVAL;
+	}
+	for (t = 0; t < o->nb_sizes && o->role == PERF_ROLE_PAIR &&
+	     !have_max_size; t++)
+		o->max_size = RTE_MAX(o->max_size, o->sizes[t]);
 	if (o->interactive && o->role != PERF_ROLE_HOST) {
 		fprintf(stderr, "-i: interactive mode drives a DPU process: use --role=host\n");
 		return -EINVAL;
