@@ -432,6 +432,8 @@ hc_on_packet(struct hc *h, const struct shm_msg *m, ssize_t n, int *fds,
 	case SHM_MSG_BYE:
 		h->bye = true;
 		break;
+	case SHM_MSG_CONSUMER_SKIP:
+		break; /* ids used and withdrawn unannounced: nothing to map */
 	default:
 		say("unexpected message type %u from the DPU", m->type);
 		break;
@@ -1417,7 +1419,8 @@ mode_consumer_race(void)
 
 enum pv {
 	PV_HELLO_AGAIN, PV_ACCEPT, PV_REJECT, PV_TYPE_99, PV_MAGIC, PV_VERSION,
-	PV_SHORT, PV_LONG, PV_BYE_FD, PV_CDEL_UNKNOWN, PV_CADD_0FD, PV_CADD_1FD,
+	PV_SHORT, PV_LONG, PV_BYE_FD, PV_CDEL_UNKNOWN, PV_CSKIP_ID0,
+	PV_CSKIP_FD, PV_CADD_0FD, PV_CADD_1FD,
 	PV_CADD_3FD, PV_CADD_ID0, PV_CADD_DUP, PV_CADD_SLOT, PV_CADD_POSTS0,
 	PV_CADD_POSTS_BIG, PV_CADD_IMM33, PV_CADD_MEM_HUGE, PV_CADD_RING_WRONG,
 	PV_CADD_UNSEALED, PV_CADD_MEM_MISMATCH, PV_CADD_FD_PIPE,
@@ -1432,7 +1435,7 @@ enum pv {
 static const char *const pv_names[PV__MAX] = {
 	"hello-again", "accept", "reject", "type-99", "magic", "version",
 	"short", "long", "bye-with-fd", "consumer-del-unknown",
-	"consumer-add-0-fds", "consumer-add-1-fd", "consumer-add-3-fds",
+	"consumer-skip-id-0", "consumer-skip-with-fd", "consumer-add-0-fds", "consumer-add-1-fd", "consumer-add-3-fds",
 	"consumer-add-id-0", "consumer-add-duplicate", "consumer-add-same-slot",
 	"consumer-add-0-posts", "consumer-add-8193-posts", "consumer-add-imm-33",
 	"consumer-add-mem-17GiB", "consumer-add-ring-size-wrong",
@@ -1502,6 +1505,12 @@ proto_variant(enum pv v)
 		m.type = SHM_MSG_CONSUMER_DEL;
 		m.consumer.consumer_id = 4242;
 		send_fds(h.sock, &m, sizeof(m), NULL, 0);
+		break;
+	case PV_CSKIP_ID0:
+	case PV_CSKIP_FD:
+		m.type = SHM_MSG_CONSUMER_SKIP;
+		m.consumer.consumer_id = v == PV_CSKIP_ID0 ? 0 : 4242;
+		send_fds(h.sock, &m, sizeof(m), fds, v == PV_CSKIP_FD);
 		break;
 	case PV_CADD_0FD: cadd_raw(&h, 1, 8, 32, ring, mem, fds, 0); break;
 	case PV_CADD_1FD: cadd_raw(&h, 1, 8, 32, ring, mem, fds, 1); break;

@@ -597,8 +597,8 @@ evil_next_msg(struct evil *e, struct shm_msg *m)
  * consumer stops is taken back, so the DPU holds no more fds (copies of
  * the consumers' for the announcements) after 2000 rounds than after
  * 1000. When the host reads at last, what it gets holds together: each
- * consumer announced once, withdrawn after, and fewer than all of them
- * announced.
+ * consumer announced once, withdrawn after, fewer than all of them
+ * announced, and a CONSUMER_SKIP saying the last one's id was used.
  */
 static int
 case_unread_socket(void)
@@ -607,7 +607,8 @@ case_unread_socket(void)
 	struct rte_comch_consumer *cons;
 	struct rte_comch_mem *mem;
 	struct rte_comch_conn *dc;
-	uint32_t live = 0, adds = 0, dels = 0, last_id = 0;
+	uint32_t live = 0, adds = 0, dels = 0, last_id = 0, skipped = 0;
+	uint32_t churn_last = 0;
 	int i, fds_mid = 0, type;
 	struct shm_msg m;
 	struct evil e;
@@ -624,6 +625,7 @@ case_unread_socket(void)
 			rte_strerror(rte_errno));
 		CHECK(rte_comch_consumer_start(cons) == 0, "start %d", i);
 		CHECK_OK(rte_comch_consumer_stop(cons));
+		churn_last = rte_comch_consumer_id(cons);
 		CHECK_OK(rte_comch_consumer_destroy(cons));
 		if (i % 100 == 0)
 			CHECK_OK(honest_progress(10));
@@ -642,9 +644,16 @@ case_unread_socket(void)
 	do {
 		type = evil_next_msg(&e, &m);
 		CHECK(type == SHM_MSG_CONSUMER_ADD ||
-		      type == SHM_MSG_CONSUMER_DEL, "message %d: type %d",
+		      type == SHM_MSG_CONSUMER_DEL ||
+		      type == SHM_MSG_CONSUMER_SKIP, "message %d: type %d",
 		      adds + dels, type);
-		if (type == SHM_MSG_CONSUMER_ADD) {
+		if (type == SHM_MSG_CONSUMER_SKIP) {
+			/* ids taken back: none announced, above the last */
+			CHECK(live == 0 && m.consumer.consumer_id > last_id,
+				"SKIP %u while %u is announced, after %u",
+				m.consumer.consumer_id, live, last_id);
+			last_id = skipped = m.consumer.consumer_id;
+		} else if (type == SHM_MSG_CONSUMER_ADD) {
 			CHECK(live == 0 && m.consumer.consumer_id > last_id,
 				"ADD %u while %u is announced, after %u",
 				m.consumer.consumer_id, live, last_id);
@@ -661,6 +670,8 @@ case_unread_socket(void)
 	CHECK(adds < 2000, "%u announcements reached the host: none was taken back",
 		adds);
 	CHECK_EQ(dels + 1, adds);
+	CHECK(skipped == churn_last, "the last SKIP says %u, the last id taken back was %u",
+		skipped, churn_last);
 	printf("  %u of 2001 consumers reached the host\n", adds);
 	CHECK_OK(rte_comch_consumer_stop(cons));
 	CHECK_EQ(evil_next_msg(&e, &m), SHM_MSG_CONSUMER_DEL);
@@ -671,6 +682,81 @@ case_unread_socket(void)
 	CHECK_OK(rte_comch_mem_destroy(mem));
 	evil_close(&e);
 	TICK_UNTIL(last_dconn() == NULL, 10);
+	return 0;
+}
+
+/*
+ * The same from the honest host's side: the DPU starts 64 consumers on its
+ * connection while the host does not poll (their announcements wait),
+ * then stops the last, whose announcement is taken back. The host's
+ * producer, sending to that id (learned from the DPU's data, say), must
+ * be told it is gone (-ENOENT), not "again" for ever; a send to the one
+ * before it, announced and with a buffer posted, goes through.
+ */
+static int
+case_unannounced_gone(void)
+{
+	struct rte_comch_consumer_conf cc = { .nb_posts = 1 };
+	struct rte_comch_consumer *cons[64];
+	struct rte_comch_send_op op = { .len = 8 };
+	struct rte_comch_producer *prod;
+	struct rte_comch_mem *mem;
+	uint64_t word = 42, dl;
+	uint32_t len = 64, last, before;
+	unsigned int i;
+	void *buf;
+	int ret;
+
+	op.data = &word;
+	mem = rte_comch_mem_create(dpu, 64 * RTE_DIM(cons), SOCKET_ID_ANY);
+	CHECK(mem != NULL, "mem");
+	cc.mem = mem;
+	for (i = 0; i < RTE_DIM(cons); i++) {
+		cons[i] = rte_comch_consumer_create(honest_dpu_conn, &cc);
+		CHECK(cons[i] != NULL, "consumer %u", i);
+		CHECK_OK(rte_comch_consumer_start(cons[i]));
+		buf = (uint8_t *)rte_comch_mem_addr(mem) + 64 * i;
+		CHECK_EQ(rte_comch_consumer_post_burst(cons[i], &buf, &len, 1),
+			1);
+	}
+	last = rte_comch_consumer_id(cons[RTE_DIM(cons) - 1]);
+	before = rte_comch_consumer_id(cons[RTE_DIM(cons) - 2]);
+	CHECK_OK(rte_comch_consumer_stop(cons[RTE_DIM(cons) - 1]));
+
+	prod = rte_comch_producer_create(honest.conn, NULL);
+	CHECK(prod != NULL, "producer");
+	CHECK_OK(rte_comch_producer_start(prod));
+	dl = test_deadline(10);
+	do {
+		tick();
+		ret = rte_comch_producer_send_burst(prod, last, &op, 1);
+	} while (ret == 0 && !test_expired(dl));
+	CHECK(ret == -ENOENT, "send to the consumer withdrawn unannounced: %d",
+		ret);
+	dl = test_deadline(10);
+	do {
+		tick();
+		ret = rte_comch_producer_send_burst(prod, before, &op, 1);
+	} while (ret == 0 && !test_expired(dl));
+	CHECK_EQ(ret, 1);
+	CHECK_OK(honest_progress(10));
+
+	CHECK_OK(rte_comch_producer_stop(prod));
+	CHECK_OK(rte_comch_producer_destroy(prod));
+	for (i = 0; i < RTE_DIM(cons); i++) {
+		struct rte_comch_completion cpl[1];
+
+		if (i + 1 < RTE_DIM(cons))
+			CHECK_OK(rte_comch_consumer_stop(cons[i]));
+		dl = test_deadline(10);
+		while (rte_comch_consumer_state(cons[i]) != RTE_COMCH_STATE_IDLE &&
+		       !test_expired(dl)) {
+			tick();
+			rte_comch_consumer_poll_burst(cons[i], cpl, 1);
+		}
+		CHECK_OK(rte_comch_consumer_destroy(cons[i]));
+	}
+	CHECK_OK(rte_comch_mem_destroy(mem));
 	return 0;
 }
 
@@ -1381,6 +1467,7 @@ main(int argc __rte_unused, char **argv)
 		{ "ctrl_msg_stable", case_ctrl_msg_stable },
 		{ "claimed_never_filled", case_claimed_never_filled },
 		{ "unread_socket", case_unread_socket },
+		{ "unannounced_gone", case_unannounced_gone },
 		{ "quota_conns", case_quota_conns },
 		{ "quota_pending", case_quota_pending },
 		{ "quota_consumers", case_quota_consumers },

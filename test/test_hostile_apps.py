@@ -64,6 +64,13 @@ scenario that fails again says which):
                             were refused (out of fds); perf/announce-flood
                             then passed only because its one host was
                             cut off at 528 waiting messages
+  perf/unread-churn-no-caps the same without CAP_SYS_ADMIN and
+                            CAP_SYS_RESOURCE (a plain user's DPU): once
+                            announcements were taken back, the kernel
+                            still held a socket buffer of unread ones per
+                            host (about 170 fds), counted against the
+                            DPU's ulimit -n, and no ACCEPT could go out
+                            (a reviewer's finding)
   perf/big-copy             one host's fp-bidir test of 256 MiB messages
                             in bursts of 1024 (its consumer's buffers
                             all overlapping) made one turn of the DPU's
@@ -312,6 +319,10 @@ class Scenario:
         self.devargs = kw.get("devargs", "")
         self.dpu_eal = kw.get("dpu_eal", [])
         self.dpu_opts = kw.get("dpu_opts", [])  # perf: after --role=dpu
+        # the DPU without CAP_SYS_ADMIN and CAP_SYS_RESOURCE, as a
+        # process of a plain user runs: the kernel then counts the fds of
+        # its unread messages against its ulimit -n
+        self.no_caps = kw.get("no_caps", False)
         self.nofile = kw.get("nofile")     # RLIMIT_NOFILE of the DPU
         self.as_limit = kw.get("as_limit")  # RLIMIT_AS of the DPU (bytes)
         self.sigstop = kw.get("sigstop", False)
@@ -409,9 +420,12 @@ def run_scenario(sc):
     try:
         if sc.prepare is not None:
             sc.prepare(tmp, link)
-        dpu = Proc("dpu", prog.dpu_args(link, pre + "-d", sc.devargs,
-                                        sc.dpu_eal, sc.dpu_opts), tmp,
-                   preexec_dpu)
+        args = prog.dpu_args(link, pre + "-d", sc.devargs, sc.dpu_eal,
+                             sc.dpu_opts)
+        if sc.no_caps:
+            args = ["setpriv", "--bounding-set=-sys_admin,-sys_resource",
+                    "--"] + args
+        dpu = Proc("dpu", args, tmp, preexec_dpu)
         procs.append(dpu)
         if sc.refuse_start is not None:
             dpu.wait_for(prog.ready[sc.prog], START_GUARD)
@@ -829,6 +843,16 @@ def scenarios():
                  why="the DPU keeps copies of the fds of every consumer "
                      "announcement a host has not read, outside any "
                      "quota: new clients of every function are refused"),
+        Scenario("perf/unread-churn-no-caps", "perf",
+                 ["unread-churn", "--conns", "8", "--rounds", "300",
+                  "--queues", "1", "--hold", "600"],
+                 nofile=1024, no_caps=True,
+                 expect_attacker=[r"8 connections, 2400 tests with queues "
+                                  r"ready, 0 connections ended"],
+                 why="the kernel holds the fds of every announcement the "
+                     "hosts have not read (a socket buffer's worth each), "
+                     "counted against the DPU's ulimit -n: past it no "
+                     "ACCEPT can go out"),
         Scenario("perf/consumer-churn", "perf",
                  ["consumer-churn", "--consumers", "16", "--refresh",
                   "--hold", "600"]),

@@ -162,6 +162,18 @@ rte_comch_pmd_remote_consumer_del(struct rte_comch_conn *conn, uint32_t id)
 }
 
 int
+rte_comch_pmd_remote_consumer_skip(struct rte_comch_conn *conn, uint32_t id)
+{
+	struct rte_comch_remote *t = &conn->remote;
+
+	if (id == 0)
+		return -EINVAL;
+	if (id > t->max_id)
+		__atomic_store_n(&t->max_id, id, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int
 comch_remote_list(const struct rte_comch_conn *conn, uint32_t *ids,
 		uint32_t nb_ids)
 {

@@ -1029,7 +1029,9 @@ rte_comch_consumer_create(struct rte_comch_conn *conn,
  *   The consumer.
  * The peer learns of it without the caller waiting for the peer: an
  * announcement the link cannot take now is queued and sent as the peer
- * reads (comch_shm); a peer that reads nothing loses the connection.
+ * reads (comch_shm); one still queued when the consumer stops is taken
+ * back, and the peer learns only that the id was used (a send to it then
+ * fails with -ENOENT).
  *
  * @return
  *   0; -EINVAL for NULL; -EBUSY if not idle; -ECONNRESET if the
@@ -1046,7 +1048,9 @@ int rte_comch_consumer_start(struct rte_comch_consumer *cons);
  * rte_comch_consumer_poll_burst() with status -ECANCELED, buffers being
  * written come back filled; the consumer is stopping until every posted
  * buffer came back, then idle. The peer is told
- * (RTE_COMCH_CONSUMER_DESTROYED).
+ * (RTE_COMCH_CONSUMER_DESTROYED), or, if it never learned of the consumer
+ * (comch_shm: its announcement was still queued), only that its id was
+ * used.
  *
  * @param cons
  *   The consumer.
@@ -1430,13 +1434,15 @@ int rte_comch_event_stats_get(const struct rte_comch_event *ev,
  *   more posted buffer (retry: "again", nothing is dropped), the next
  *   message is refused, or @p nb_ops is above caps.max_send_burst (the
  *   rest is for the next call). 0 ("again") also for an id above every id
- *   the peer announced so far: ids increase, so it may be announced soon
- *   (an id learned from the peer's own data can arrive before the
- *   consumer event). A negative errno when the first message is refused:
+ *   the peer announced (or said it used) so far: ids increase, so it may
+ *   be announced soon (an id learned from the peer's own data can arrive
+ *   before the consumer event). A negative errno when the first message
+ *   is refused:
  *   - -EMSGSIZE: payload larger than the posted buffer, or immediate data
  *     longer than the consumer accepts;
  *   - -ENOENT: 0, or an id at or below the highest announced with no live
- *     consumer: it was destroyed (or announced later than a higher id; in
+ *     consumer: it was destroyed, or stopped before the peer announced it
+ *     (or it is announced later than a higher id; in
  *     a secondary process also: not listed by
  *     rte_comch_conn_remote_consumers() in this process since it was
  *     created);

@@ -375,7 +375,8 @@ struct rte_comch_dev {
 struct rte_comch_remote {
 	uint32_t gen[RTE_COMCH_MAX_FP_OBJECTS];
 	uint32_t id[RTE_COMCH_MAX_FP_OBJECTS];
-	uint32_t max_id;                    /**< Highest id announced so far. */
+	uint32_t max_id;                    /**< Highest id announced (or
+					     *   skipped) so far. */
 	uint32_t next_gen;                  /**< The library's. */
 };
 
@@ -692,6 +693,20 @@ int rte_comch_pmd_remote_consumer_add(struct rte_comch_conn *conn,
  */
 __rte_internal
 int rte_comch_pmd_remote_consumer_del(struct rte_comch_conn *conn,
+		uint32_t id);
+
+/**
+ * Report that the peer used every consumer id up to @p id (from a poll
+ * op, in the primary): one it withdrew before announcing it is never
+ * announced, and a send to an id at or below the highest used that has
+ * no live consumer fails (-ENOENT) instead of waiting for an
+ * announcement. No consumer event.
+ *
+ * @return
+ *   0, or -EINVAL for id 0 (refuse the connection).
+ */
+__rte_internal
+int rte_comch_pmd_remote_consumer_skip(struct rte_comch_conn *conn,
 		uint32_t id);
 
 /**

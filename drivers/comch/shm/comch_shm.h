@@ -28,13 +28,14 @@
  *         or  REJECT(errno, reason)
  *
  *   After ACCEPT the socket carries only consumer announcements
- *   (CONSUMER_ADD/DEL, below), BYE (the peer closes the connection on
- *   purpose), EVENT (once, from a side whose HELLO or ACCEPT said
+ *   (CONSUMER_ADD/DEL/SKIP, below), BYE (the peer closes the connection
+ *   on purpose), EVENT (once, from a side whose HELLO or ACCEPT said
  *   SHM_F_EVENT) and liveness: EOF without BYE = the peer died; anything
  *   else = protocol violation. Messages never cross it. Protocol version 4
  *   added BYE; version 5 replaced abort_seq by an aborted completion;
  *   version 6 added event mode (flags in HELLO, ACCEPT and CONSUMER_ADD,
- *   EVENT, the arm page and the kick socket).
+ *   EVENT, the arm page and the kick socket); version 7 added
+ *   CONSUMER_SKIP.
  *
  *   The protocol describes the host/DPU link only. Which process of a
  *   side owns a producer or a consumer is that side's business: a side
@@ -70,7 +71,12 @@
  *   A consumer's side creates a consumer ring (memfd) and announces it with
  *   CONSUMER_ADD(id, nb_posts, max_imm_len, ring_size, mem_size) + 2 fds
  *   (the ring and the registered memory); CONSUMER_DEL(id) withdraws it.
- *   The peer's producers map both.
+ *   The peer's producers map both. Ids are never 0 and never reused on a
+ *   connection. A consumer withdrawn before its CONSUMER_ADD left (the
+ *   peer had not read its socket) is never announced: CONSUMER_SKIP(id)
+ *   says instead that every id up to id was used, so that the peer's
+ *   sends to it fail rather than wait for an announcement (an id above
+ *   every one announced or skipped may still come).
  *
  *     0    post_prod  consumer: buffers posted so far (release)
  *     64   claim      producers: buffers taken so far (CAS; the consumer
@@ -105,7 +111,7 @@
 #define SHM_DRIVER_NAME comch_shm
 
 #define SHM_PROTO_MAGIC   UINT32_C(0x48434d43) /* "CMCH" */
-#define SHM_PROTO_VERSION 6
+#define SHM_PROTO_VERSION 7
 
 /** Server name storage in protocol messages (NUL included). */
 #define SHM_NAME_MAX 64
@@ -134,10 +140,13 @@ enum shm_msg_type {
 	SHM_MSG_EVENT = 7,        /**< either way after ACCEPT, 2 fds: the
 				   *   sender's arm page and kick socket for
 				   *   its control ring (event mode) */
+	SHM_MSG_CONSUMER_SKIP = 8, /**< either way after ACCEPT, no fd: ids
+				    *   up to consumer_id were used, and those
+				    *   not announced are gone */
 };
 
 /** Highest message type. */
-#define SHM_MSG_TYPE_MAX SHM_MSG_EVENT
+#define SHM_MSG_TYPE_MAX SHM_MSG_CONSUMER_SKIP
 
 /** HELLO / ACCEPT flag: the sender's control ring has events: it sends
  * EVENT next, and the receiver kicks it (so fences from the start). */

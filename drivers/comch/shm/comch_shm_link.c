@@ -907,6 +907,26 @@ shm_outbox_free(struct shm_outbox_entry *e)
 	free(e);
 }
 
+/*
+ * Whether a message with fds may go to the socket now: only while the
+ * peer has read all but SHM_UNREAD_MAX bytes of what we sent. The kernel
+ * holds the fds of unread messages in flight, counted against this
+ * user's RLIMIT_NOFILE (unless the process has CAP_SYS_RESOURCE or
+ * CAP_SYS_ADMIN; past it every send with fds fails, ETOOMANYREFS): a peer
+ * that does not read keeps a few here and the rest waits in the outbox,
+ * where an announcement withdrawn meanwhile is taken back.
+ */
+#define SHM_UNREAD_MAX 4096
+
+static bool
+shm_sock_fds_may_go(int sock, int nfds)
+{
+	int unread;
+
+	return nfds == 0 || ioctl(sock, SIOCOUTQ, &unread) < 0 ||
+		unread < SHM_UNREAD_MAX;
+}
+
 /* Under outbox_lock: send from the head while the socket takes it. */
 static int
 shm_outbox_push(struct shm_conn *sc)
@@ -915,6 +935,8 @@ shm_outbox_push(struct shm_conn *sc)
 	int ret;
 
 	while ((e = STAILQ_FIRST(&sc->outbox)) != NULL) {
+		if (!shm_sock_fds_may_go(sc->sock, e->nfds))
+			return 0;
 		ret = shm_msg_send_fds(sc->sock, &e->msg, e->fds, e->nfds);
 		/* the peer has not read: its queue is full, or it holds as
 		 * many of our fds unread as the kernel allows */
@@ -940,7 +962,7 @@ shm_conn_post_locked(struct shm_conn *sc, const struct shm_msg *msg,
 		ret = -ECONNRESET;
 		goto out;
 	}
-	if (STAILQ_EMPTY(&sc->outbox)) {
+	if (STAILQ_EMPTY(&sc->outbox) && shm_sock_fds_may_go(sc->sock, nfds)) {
 		ret = shm_msg_send_fds(sc->sock, msg, fds, nfds);
 		if (ret != -EAGAIN && ret != -ETOOMANYREFS)
 			goto out;
@@ -982,20 +1004,38 @@ out:
 bool
 shm_conn_cancel_add_locked(struct shm_conn *sc, uint32_t consumer_id)
 {
-	struct shm_outbox_entry *e, *last = NULL;
+	struct shm_outbox_entry *e, *last = NULL, *skip = NULL;
+	int i;
 
 	/* The last word queued about it: an ADD not sent yet (any earlier
 	 * one was withdrawn by a DEL between them). */
-	STAILQ_FOREACH(e, &sc->outbox, next)
+	STAILQ_FOREACH(e, &sc->outbox, next) {
 		if ((e->msg.type == SHM_MSG_CONSUMER_ADD ||
 		     e->msg.type == SHM_MSG_CONSUMER_DEL) &&
 		    e->msg.consumer.consumer_id == consumer_id)
 			last = e;
+		else if (e->msg.type == SHM_MSG_CONSUMER_SKIP)
+			skip = e;
+	}
 	if (last == NULL || last->msg.type != SHM_MSG_CONSUMER_ADD)
 		return false;
 	STAILQ_REMOVE(&sc->outbox, last, shm_outbox_entry, next);
-	sc->outbox_len--;
-	shm_outbox_free(last);
+	for (i = 0; i < last->nfds; i++)
+		close(last->fds[i]);
+	/* The peer must still learn the id was used: one SKIP in the
+	 * outbox at most, last (later is as true: the highest id says it
+	 * for all of them). */
+	if (skip != NULL) {
+		STAILQ_REMOVE(&sc->outbox, skip, shm_outbox_entry, next);
+		consumer_id = RTE_MAX(skip->msg.consumer.consumer_id,
+				consumer_id);
+		sc->outbox_len--;
+		free(skip);
+	}
+	shm_msg_init(&last->msg, SHM_MSG_CONSUMER_SKIP);
+	last->msg.consumer.consumer_id = consumer_id;
+	last->nfds = 0;
+	STAILQ_INSERT_TAIL(&sc->outbox, last, next);
 	return true;
 }
 

@@ -144,8 +144,13 @@ shm_consumer_announce(struct rte_comch_dev *cdev __rte_unused,
 	}
 	rte_spinlock_unlock(&sc->outbox_lock);
 	if (ret < 0) {
-		SHM_LOG(ERR, "%s: connection %u: cannot announce consumer %u: %s",
-			shm_dev_name(conn), conn->id, cons->id, strerror(-ret));
+		/* a DPU program may try once per host request: rate-limited */
+		static struct shm_ratelimit rl;
+
+		if (shm_ratelimit_ok(&rl, "consumers not announced"))
+			SHM_LOG(ERR, "%s: connection %u: cannot announce consumer %u: %s",
+				shm_dev_name(conn), conn->id, cons->id,
+				strerror(-ret));
 		return ret == -ENOMEM || ret == -EMFILE ? ret : -ECONNRESET;
 	}
 	return 0;
@@ -172,7 +177,7 @@ shm_consumer_withdraw(struct rte_comch_dev *cdev __rte_unused,
 	 * queued behind what waits; a peer that reads nothing is cut off
 	 * by the outbox's bound, and one we cannot queue for is too. If
 	 * the announcement itself still waits, the peer never learns of
-	 * the consumer at all. */
+	 * the consumer, only that its id was used (a CONSUMER_SKIP). */
 	ret = shm_conn_cancel_add_locked(sc, cons->id) ? 0 :
 		shm_conn_post_locked(sc, &msg, NULL, 0);
 	rte_spinlock_unlock(&sc->outbox_lock);
@@ -608,8 +613,15 @@ shm_peer_consumer_msg(struct shm_conn *sc, const struct shm_msg *msg,
 	if (msg->type == SHM_MSG_CONSUMER_ADD) {
 		ret = shm_peer_consumer_add(sc, &msg->consumer, fds, nfds);
 	} else if (nfds != 0) {
-		shm_conn_refuse(sc, "CONSUMER_DEL %u: with fds", id);
+		shm_conn_refuse(sc, "CONSUMER_%s %u: with fds",
+			msg->type == SHM_MSG_CONSUMER_DEL ? "DEL" : "SKIP", id);
 		ret = -EPROTO;
+	} else if (msg->type == SHM_MSG_CONSUMER_SKIP) {
+		ret = rte_comch_pmd_remote_consumer_skip(sc->conn, id);
+		if (ret < 0) {
+			shm_conn_refuse(sc, "CONSUMER_SKIP %u", id);
+			ret = -EPROTO;
+		}
 	} else {
 		/* What it takes of the quota, from the link owner's own
 		 * mapping (read by this lcore only). */

@@ -257,8 +257,11 @@ int shm_sock_file_check(const char *path, bool strict, char *why,
  * lets SHM_OUTBOX_MAX of them pile up does not read its socket and loses
  * the connection. A consumer withdrawn before its announcement left
  * takes the announcement back (shm_conn_cancel_add_locked()), so starting
- * and stopping consumers for such a peer piles nothing up; the copies of
- * fds that wait are taken only while the process keeps its fd headroom.
+ * and stopping consumers for such a peer piles up nothing but one
+ * CONSUMER_SKIP; the copies of fds that wait are taken only while the
+ * process keeps its fd headroom, and messages with fds go to the socket
+ * only while the peer has read nearly all we sent (the kernel counts the
+ * fds of unread messages against this user's ulimit -n).
  */
 struct shm_outbox_entry {
 	STAILQ_ENTRY(shm_outbox_entry) next;
@@ -311,8 +314,11 @@ void shm_sock_close(int sock, bool shut);
 int shm_conn_post_locked(struct shm_conn *sc, const struct shm_msg *msg,
 		const int *fds, int nfds);
 /* Under sc->outbox_lock: take back the CONSUMER_ADD of @p consumer_id
- * if it still waits in the outbox (the peer never learns of that
- * consumer, and needs no CONSUMER_DEL); false if the peer has it. */
+ * if it still waits in the outbox: the peer never learns of that
+ * consumer, only that its id was used (a CONSUMER_SKIP, last in the
+ * outbox: the one SKIP there, moved and raised), and needs no
+ * CONSUMER_DEL.
+ * False if no such ADD waits (it went out, or the outbox was dropped). */
 bool shm_conn_cancel_add_locked(struct shm_conn *sc, uint32_t consumer_id);
 /* Send what the outbox holds as far as the peer reads (the polling
  * lcore); drop it all with @p drop (the connection closes). */

@@ -193,7 +193,8 @@ shm_conn_sock_event(struct shm_conn *sc)
 		} else if (ret < 0) {
 			shm_conn_refuse(sc, "not one protocol message");
 		} else if (msg.type == SHM_MSG_CONSUMER_ADD ||
-			   msg.type == SHM_MSG_CONSUMER_DEL) {
+			   msg.type == SHM_MSG_CONSUMER_DEL ||
+			   msg.type == SHM_MSG_CONSUMER_SKIP) {
 			/* refuses (or fails) the connection itself */
 			ret = shm_peer_consumer_msg(sc, &msg, fds, nfds);
 		} else if (msg.type == SHM_MSG_EVENT) {
@@ -459,9 +460,20 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 		if (epoll_ctl(ss->epfd, EPOLL_CTL_ADD, p->sock, &ev) < 0)
 			ret = -errno;
 	}
-	if (ret < 0) {
+	if (ret == -ETOOMANYREFS) {
+		/* ours: the kernel holds too many of this user's fds in
+		 * messages not read yet (raise ulimit -n, or run with
+		 * CAP_SYS_RESOURCE) */
+		if (shm_ratelimit_ok(&ss->func->refusals, "refused clients"))
+			SHM_LOG(ERR, "%s: cannot accept a client on %s: the fds this user has in unread messages exceed its ulimit -n",
+				cdev->data->dev_name, ss->func->name);
+		shm_send_reject(p->sock, EMFILE,
+			"the DPU is out of file descriptors (its fds in unread messages exceed ulimit -n)");
+	} else if (ret < 0) {
 		SHM_LOG(INFO, "%s: client on %s left during the handshake",
 			cdev->data->dev_name, ss->func->name);
+	}
+	if (ret < 0) {
 		sc->sock = -1; /* p still owns the socket */
 		shm_view_unpin(cdev->process_private, sc->view);
 		free(sc->rx_arena);
