@@ -2315,10 +2315,13 @@ mode_announce_flood(void)
 static int
 mode_unread_churn(void)
 {
-	struct hc *h = calloc(opt.conns, sizeof(*h));
 	unsigned int i, r, k, ready = 0, ended = 0;
+	struct hc *h;
 
-	if (h == NULL || strcmp(opt.app, "perf") != 0)
+	if (strcmp(opt.app, "perf") != 0)
+		return EXIT_SETUP;
+	h = calloc(opt.conns, sizeof(*h));
+	if (h == NULL)
 		return EXIT_SETUP;
 	for (i = 0; i < opt.conns && !quit; i++) {
 		if (hc_open_retry(&h[i], 64) < 0)

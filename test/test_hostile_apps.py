@@ -55,7 +55,8 @@ scenario that fails again says which):
   perf/queues-within-quotas at ulimit -n 1024, hosts within the default
                             quotas exhaust the perf DPU's fds with its own
                             consumers (64 queues a connection, 2 fds each;
-                            counted as 4 since, with the driver's copies)
+                            now counted as 4 each, the driver's copies
+                            of both included)
   perf/unread-churn         hosts that never read their link socket and
                             make the perf DPU start and stop queues: the
                             DPU kept copies of the fds of every

@@ -259,7 +259,10 @@ shm_msg_send_fds(int sock, const struct shm_msg *msg, const int *fds,
  * EAL's interrupt thread is between closing its epoll fd and creating the
  * next: it panics then.) @p fd is any fd of ours, duplicated to count.
  * Two system calls an fd counted: called when a client, a mailbox, a
- * consumer or fds come, never on the data path.
+ * consumer or fds come, never on the data path; once under a
+ * connection's outbox_lock (copies of an announcement's fds for the
+ * outbox), which that connection's poll then waits for (tens of
+ * microseconds).
  */
 static unsigned int
 shm_fds_free(int fd, unsigned int max)
