@@ -889,7 +889,8 @@ def scenarios():
                  ["begin", "--test", "4", "--size", "0xF0000000",
                   "--hold", "600"],
                  as_limit=3 << 30, honest_variant="fp-bidir",
-                 dpu_opts=["--max-size=4294967295"],
+                 dpu_opts=["--max-size=4294967295",
+                           "--max-mem=70368744177664"],
                  honest_count=2000000, order="honest-first",
                  no_sanitizer=True,
                  why="dpdk-comch-perf frees its fp-bidir payload before "

@@ -128,6 +128,17 @@ if [ "$(grep -c '"size": 64,' "$out/max.json")" != 1 ] ||
 else
 	echo "ok a message above --max-size refused, that size skipped"
 fi
+# the DPU's --max-mem: queues whose memory does not fit are refused (the
+# host says why and exits non-zero)
+if "$PERF" -l 0,1 $EAL --file-prefix perft-mem-$$ -- --role=pair \
+	--test=fp-tput --size=1048576 --queues=4 --max-mem=8388608 --count=100 \
+	> "$out/mem.out" 2>&1 ||
+   ! grep -q "the DPU refused fp-tput size 1048576 with 4 queue(s) .*: No space left on device" "$out/mem.out" ||
+   ! grep -q "memory is bounded by --max-mem" "$out/mem.out"; then
+	echo "FAIL queues beyond --max-mem not refused"; cat "$out/mem.out"; fail=1
+else
+	echo "ok queues beyond --max-mem refused"
+fi
 python3 - "$out/pair.json" "$out/pair.csv" "$out/event.json" <<'PY' || fail=1
 import json, sys
 keys = set()

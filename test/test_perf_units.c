@@ -89,6 +89,8 @@ test_options(void)
 		"--hold", "--role=dpu --hold", "--role=host --hold -i",
 		"--json --csv", "--csv --json", "--max-size=0",
 		"--max-size=4294967296", "--role=host --max-size=64",
+		"--max-mem=1048575", "--max-mem=70368744177665",
+		"--role=host --max-mem=1048576",
 	};
 	/* What a secondary process refuses: other roles, control tests. */
 	static const char * const bad_secondary[] = {
@@ -129,6 +131,16 @@ test_options(void)
 	       o.max_size == 16777216, "pair: --max-size from --size");
 	EXPECT(parse("--size=64,16777216 --max-size=4096", &o) == 0 &&
 	       o.max_size == 4096, "pair: --max-size given");
+	EXPECT(parse("--role=dpu", &o) == 0 && o.max_mem == PERF_DPU_MAX_MEM,
+	       "dpu: default --max-mem");
+	EXPECT(parse("--role=dpu --max-mem=1048576", &o) == 0 &&
+	       o.max_mem == 1048576, "dpu: --max-mem");
+	EXPECT(parse("--connections=4 --queues=64 --size=64,1048576", &o) == 0 &&
+	       o.max_mem == 4 * (64 * perf_queue_mem(1048576) +
+				PERF_DPU_MEM_RESERVE),
+	       "pair: --max-mem from its tests");
+	EXPECT(parse("--connections=4 --queues=64 --size=1048576 --max-mem=1048576",
+		     &o) == 0 && o.max_mem == 1048576, "pair: --max-mem given");
 	EXPECT(parse("--help", &o) == 1, "help");
 	EXPECT(parse("--role=host -i --connections=256 --queues=4 "
 		     "--test=fp-bidir,conn-rate", &o) == 0 && o.interactive &&

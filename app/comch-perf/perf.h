@@ -70,11 +70,20 @@ struct perf_opts {
 				* in epoll when it has nothing to do */
 	uint32_t max_size;     /* DPU: the largest fast-path message it
 				* accepts from a host (--max-size) */
+	uint64_t max_mem;      /* DPU: registered memory the queues of all
+				* hosts may take (--max-mem) */
 };
 
 /* The DPU's --max-size unless told (pair: at least the largest --size):
- * what one host can make it hold, 8 buffers of it a queue at least. */
-#define PERF_DPU_MAX_SIZE (UINT32_C(4) << 20)
+ * the most one message costs a turn of its loop, and 8 buffers of it a
+ * queue's memory at least. */
+#define PERF_DPU_MAX_SIZE (UINT32_C(1) << 20)
+/* The DPU's --max-mem unless told (pair: at least what its own tests
+ * take). */
+#define PERF_DPU_MAX_MEM (UINT64_C(1) << 30)
+/* Of it, what the DPU keeps for every other host that may still come:
+ * one queue of messages up to 128 KiB. */
+#define PERF_DPU_MEM_RESERVE (UINT64_C(1) << 20)
 
 /* perf_engine.c: a test's name; the test of a name (-1 if none); the
  * names of the tests with every property of @p flags (PERF_E_*, 0: all),
@@ -151,6 +160,13 @@ perf_nb_posts(uint32_t size)
 	uint64_t n = (UINT64_C(1) << 20) / (size ? size : 1);
 
 	return (uint32_t)(n > 1024 ? 1024 : n < 8 ? 8 : n);
+}
+
+/* The registered memory of one fast-path queue for @p size. */
+static inline uint64_t
+perf_queue_mem(uint32_t size)
+{
+	return (uint64_t)perf_nb_posts(size) * size;
 }
 
 /* ------------------------------------------------------------ histogram */

@@ -174,6 +174,7 @@ dpu_limits(struct dpu_ctx *x)
 	x->queue_budget = (uint32_t)RTE_MIN(budget, (uint64_t)UINT32_MAX);
 	x->max_hosts = DPU_MAX_CONNS;
 	x->max_size = x->o->max_size;
+	x->mem_budget = x->o->max_mem;
 	if (rte_comch_info_get(x->dev_id, &info) == 0) {
 		if (info.caps.max_clients != 0)
 			x->max_hosts = RTE_MIN(info.caps.max_clients,
@@ -187,19 +188,26 @@ dpu_limits(struct dpu_ctx *x)
 }
 
 /*
- * Whether a host may have @p queues queues now. Hosts are served first
- * come, first served, but every other host that could still come keeps
- * room for one queue: one host cannot take what its siblings need to be
+ * Why a host may not have @p queues queues of @p size messages now, or
+ * NULL. Hosts are served first come, first served, but every other host
+ * that could still come keeps room for one queue (of messages up to 128
+ * KiB, for memory): one host cannot take what its siblings need to be
  * served at all.
  */
-static bool
-dpu_admit(const struct dpu_ctx *x, uint32_t queues)
+static const char *
+dpu_admit(const struct dpu_ctx *x, uint32_t queues, uint32_t size)
 {
 	uint32_t others = x->max_hosts > x->hosts_with_queues + 1 ?
 		x->max_hosts - x->hosts_with_queues - 1 : 0;
+	uint64_t mem = queues * perf_queue_mem(size);
 
-	return x->queues_in_use <= x->queue_budget &&
-		(uint64_t)queues + others <= x->queue_budget - x->queues_in_use;
+	if (x->queues_in_use > x->queue_budget ||
+	    (uint64_t)queues + others > x->queue_budget - x->queues_in_use)
+		return "the DPU keeps room for its other hosts (its queues are bounded by half of ulimit -n)";
+	if (x->mem_in_use > x->mem_budget ||
+	    mem + others * PERF_DPU_MEM_RESERVE > x->mem_budget - x->mem_in_use)
+		return "the DPU keeps room for its other hosts (its queues' memory is bounded by --max-mem)";
+	return NULL;
 }
 
 static void
@@ -207,7 +215,9 @@ dpu_hold(struct dpu_ctx *x, struct dpu_conn *d, uint32_t queues)
 {
 	d->x = x;
 	d->queues_held = queues;
+	d->mem_held = queues * perf_queue_mem(d->size);
 	x->queues_in_use += queues;
+	x->mem_in_use += d->mem_held;
 	x->hosts_with_queues++;
 }
 
@@ -218,8 +228,10 @@ dpu_release(struct dpu_conn *d)
 	if (d->queues_held == 0)
 		return;
 	d->x->queues_in_use -= d->queues_held;
+	d->x->mem_in_use -= d->mem_held;
 	d->x->hosts_with_queues--;
 	d->queues_held = 0;
+	d->mem_held = 0;
 }
 
 /* Begin tearing the queues down: producers go at once, consumers stop
@@ -397,6 +409,7 @@ dpu_refuse(struct dpu_ctx *x, struct dpu_conn *d, int err, const char *why)
 static void
 dpu_begin(struct dpu_ctx *x, struct dpu_conn *d, const struct perf_msg *p)
 {
+	const char *why;
 	int ret;
 
 	d->test = (enum perf_test)p->test;
@@ -413,8 +426,10 @@ dpu_begin(struct dpu_ctx *x, struct dpu_conn *d, const struct perf_msg *p)
 		dpu_refuse(x, d, EMSGSIZE, "larger than the DPU serves (its --max-size, within the device's buffers)");
 		return;
 	}
-	if ((d->e->flags & PERF_E_FP) && !dpu_admit(x, p->queues)) {
-		dpu_refuse(x, d, ENOSPC, "the DPU keeps room for its other hosts (its queues are bounded by half of ulimit -n)");
+	why = (d->e->flags & PERF_E_FP) ? dpu_admit(x, p->queues, d->size) :
+		NULL;
+	if (why != NULL) {
+		dpu_refuse(x, d, ENOSPC, why);
 		return;
 	}
 	if (d->e->dpu_begin != NULL) {

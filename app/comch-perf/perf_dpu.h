@@ -80,6 +80,7 @@ struct dpu_conn {
 	uint32_t begin_queues;  /* of the last BEGIN */
 	int refused;            /* why the last BEGIN was (positive errno) */
 	uint32_t queues_held;   /* counted in dpu_ctx.queues_in_use */
+	uint64_t mem_held;      /* counted in dpu_ctx.mem_in_use */
 	uint64_t unexpected;    /* perf messages not understood */
 	uint64_t unexpected_said; /* TSC of the last line about them */
 	bool lost;
@@ -105,6 +106,8 @@ struct dpu_ctx {
 	uint32_t max_hosts;     /* the server's clients at most */
 	uint32_t queue_budget;  /* queues of all hosts together */
 	uint32_t queues_in_use;
+	uint64_t mem_budget;    /* their registered memory (--max-mem) */
+	uint64_t mem_in_use;
 	uint32_t hosts_with_queues;
 	bool pair;              /* --role=pair: the host is this process */
 	int ep;                 /* --event: what the loop sleeps on, or -1 */

@@ -41,8 +41,11 @@ perf_usage(const char *prog)
 	       "                    tests, 1..64 (default 1); streams go round robin to\n"
 	       "                    the worker lcores (the main lcore if there is none)\n"
 	       "  --max-size=N      dpu, pair: the largest fast-path message size a host\n"
-	       "                    may ask for, 1..4294967295 (default 4194304; pair:\n"
+	       "                    may ask for, 1..4294967295 (default 1048576; pair:\n"
 	       "                    at least the largest --size)\n"
+	       "  --max-mem=N       dpu, pair: registered memory the queues of all hosts\n"
+	       "                    may take, in bytes, 1048576..2^46 (default 2^30;\n"
+	       "                    pair: at least what its own tests take)\n"
 	       "  --touch           the consumer reads every payload byte\n"
 	       "  --event           event mode: sleep in epoll when there is nothing to\n"
 	       "                    do (the DPU between messages; the host in wake-lat\n"
@@ -199,7 +202,7 @@ perf_parse_args(int argc, char **argv, bool secondary, struct perf_opts *o)
 {
 	enum { O_ROLE = 256, O_TEST, O_SIZE, O_BURST, O_DURATION, O_COUNT,
 		O_WARMUP, O_TOUCH, O_JSON, O_CSV, O_NAME, O_HELP, O_CONNS, O_QUEUES,
-		O_HOLD, O_EVENT, O_MAX_SIZE };
+		O_HOLD, O_EVENT, O_MAX_SIZE, O_MAX_MEM };
 	static const struct option longopts[] = {
 		{ "role", required_argument, NULL, O_ROLE },
 		{ "test", required_argument, NULL, O_TEST },
@@ -218,10 +221,12 @@ perf_parse_args(int argc, char **argv, bool secondary, struct perf_opts *o)
 		{ "hold", no_argument, NULL, O_HOLD },
 		{ "event", no_argument, NULL, O_EVENT },
 		{ "max-size", required_argument, NULL, O_MAX_SIZE },
+		{ "max-mem", required_argument, NULL, O_MAX_MEM },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool have_duration = false, have_role = false, have_max_size = false;
+	bool have_max_mem = false;
 	unsigned int t;
 	uint64_t v;
 	int opt;
@@ -245,6 +250,7 @@ perf_parse_args(int argc, char **argv, bool secondary, struct perf_opts *o)
 	o->connections = 1;
 	o->queues = 1;
 	o->max_size = PERF_DPU_MAX_SIZE;
+	o->max_mem = PERF_DPU_MAX_MEM;
 
 	/* 0, not 1: glibc then also forgets where it was inside the last
 	 * argv it scanned (rte_eal_init()'s, or an earlier call's). */
@@ -336,6 +342,12 @@ perf_parse_args(int argc, char **argv, bool secondary, struct perf_opts *o)
 			o->max_size = (uint32_t)v;
 			have_max_size = true;
 			break;
+		case O_MAX_MEM:
+			if (parse_u64("max-mem", optarg, UINT64_C(1) << 20,
+					UINT64_C(1) << 46, &o->max_mem) < 0)
+				return -EINVAL;
+			have_max_mem = true;
+			break;
 		case O_HELP:
 			return 1;
 		default:
@@ -372,13 +384,21 @@ perf_parse_args(int argc, char **argv, bool secondary, struct perf_opts *o)
 	}
 	if ((o->role == PERF_ROLE_DPU || o->hold) && !have_duration)
 		o->duration = 0; /* serve until SIGINT */
-	if (have_max_size && o->role == PERF_ROLE_HOST) {
-		fprintf(stderr, "--max-size: a limit of the DPU side: use --role=dpu or pair\n");
+	if ((have_max_size || have_max_mem) && o->role == PERF_ROLE_HOST) {
+		fprintf(stderr, "%s: a limit of the DPU side: use --role=dpu or pair\n",
+			have_max_size ? "--max-size" : "--max-mem");
 		return -EINVAL;
 	}
-	for (t = 0; t < o->nb_sizes && o->role == PERF_ROLE_PAIR &&
-	     !have_max_size; t++)
-		o->max_size = RTE_MAX(o->max_size, o->sizes[t]);
+	/* pair: both ends are ours, the DPU serves what its host asks */
+	for (t = 0; t < o->nb_sizes && o->role == PERF_ROLE_PAIR; t++) {
+		if (!have_max_size)
+			o->max_size = RTE_MAX(o->max_size, o->sizes[t]);
+		if (!have_max_mem)
+			o->max_mem = RTE_MAX(o->max_mem,
+				(uint64_t)o->connections *
+				(o->queues * perf_queue_mem(o->sizes[t]) +
+				 PERF_DPU_MEM_RESERVE));
+	}
 	if (o->interactive && o->role != PERF_ROLE_HOST) {
 		fprintf(stderr, "-i: interactive mode drives a DPU process: use --role=host\n");
 		return -EINVAL;

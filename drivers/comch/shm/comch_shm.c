@@ -467,9 +467,10 @@ static void
 shm_quota_report(const struct shm_dev *sd)
 {
 	const struct shm_quota *q = &sd->cfg.quota;
-	/* per function: pending sockets and connection sockets */
+	/* per function: pending sockets, and per connection its socket and
+	 * two fds kept per host consumer (without event mode: the guide) */
 	uint64_t fds = (uint64_t)sd->nb_functions * (q->max_pending +
-		(uint64_t)q->max_conns);
+		(uint64_t)q->max_conns * (1 + 2 * (uint64_t)q->max_consumers));
 	struct rlimit rl;
 
 	SHM_LOG(INFO, "%s: quotas per function: %u connections, %u handshakes (%u ms each), %u host consumers and %" PRIu64 " MiB of their memory per connection",
@@ -477,7 +478,7 @@ shm_quota_report(const struct shm_dev *sd)
 		q->handshake_ms, q->max_consumers, q->max_map >> 20);
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    fds + 256 > rl.rlim_cur)
-		SHM_LOG(WARNING, "%s: the quotas allow hosts %" PRIu64 " fds but this process may open %" PRIu64 " in all (ulimit -n); raise it or lower max_conns or max_pending",
+		SHM_LOG(WARNING, "%s: the quotas allow hosts %" PRIu64 " fds but this process may open %" PRIu64 " in all (ulimit -n); raise it or lower max_conns, max_consumers or max_pending",
 			sd->cdev->data->dev_name, fds, (uint64_t)rl.rlim_cur);
 }
 
