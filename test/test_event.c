@@ -545,6 +545,64 @@ test_no_fd_left(void)
 	return 0;
 }
 
+/*
+ * Announcements still waiting for the host to read (a few enter the link
+ * socket at a time, the rest wait in the connection's outbox) reach it
+ * while the server sleeps: the host reading its socket wakes no one, so
+ * the driver sends them from its periodic check. Without that the host
+ * would wait for the DPU's consumers for as long as the server sleeps.
+ */
+static int
+test_outbox_while_asleep(void)
+{
+	struct rte_comch_consumer_conf conf = { .nb_posts = 4 };
+	struct rte_comch_consumer *cons[16];
+	struct rte_comch_completion cpl[4];
+	struct rte_comch_event *sev;
+	struct rte_comch_mem *mem;
+	struct ev_link l;
+	uint32_t last;
+	unsigned int i;
+	uint64_t dl;
+
+	mem = rte_comch_mem_create(dpu, 1 << 16, SOCKET_ID_ANY);
+	CHECK(mem != NULL, "mem");
+	conf.mem = mem;
+	if (link_open(&l, "ev_outbox", RTE_COMCH_F_EVENT, false, 0) < 0)
+		return -1;
+	link_settle(&l);
+	sev = rte_comch_server_event(l.srv);
+	/* the host does not poll while they are announced */
+	for (i = 0; i < RTE_DIM(cons); i++) {
+		cons[i] = rte_comch_consumer_create(l.dconn, &conf);
+		CHECK(cons[i] != NULL && rte_comch_consumer_start(cons[i]) == 0,
+			"consumer %u", i);
+	}
+	last = rte_comch_consumer_id(cons[RTE_DIM(cons) - 1]);
+	dl = test_deadline(10);
+	while (rte_comch_event_arm(sev) != 0 && !test_expired(dl))
+		rte_comch_server_poll(l.srv);
+	/* the server sleeps from now on; the host takes what comes */
+	dl = test_deadline(10);
+	while (l.last_consumer != last && !test_expired(dl))
+		rte_comch_client_poll(l.cli);
+	CHECK(l.last_consumer == last, "the host knows consumer %u, not %u",
+		l.last_consumer, last);
+	for (i = 0; i < RTE_DIM(cons); i++) {
+		CHECK_OK(rte_comch_consumer_stop(cons[i]));
+		dl = test_deadline(10);
+		while (rte_comch_consumer_state(cons[i]) != RTE_COMCH_STATE_IDLE &&
+		       !test_expired(dl))
+			rte_comch_consumer_poll_burst(cons[i], cpl, 4);
+		CHECK_OK(rte_comch_consumer_destroy(cons[i]));
+	}
+	link_settle(&l);
+	if (link_close(&l) < 0)
+		return -1;
+	CHECK_OK(rte_comch_mem_destroy(mem));
+	return 0;
+}
+
 int
 main(int argc __rte_unused, char **argv)
 {
@@ -555,6 +613,7 @@ main(int argc __rte_unused, char **argv)
 		{ "consumer", test_consumer },
 		{ "loss_wakes_consumer", test_loss_wakes_consumer },
 		{ "no_fd_left", test_no_fd_left },
+		{ "outbox_while_asleep", test_outbox_while_asleep },
 	};
 	int ret;
 

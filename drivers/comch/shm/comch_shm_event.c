@@ -992,6 +992,10 @@ shm_ev_arm_server(struct shm_event *ev)
 	bool work = false;
 
 	shm_ev_drain_efd(ev);
+	/* What waits for the peers to read goes out as far as it may now;
+	 * the rest at the periodic check (the peer's reading wakes no one) */
+	RTE_COMCH_SERVER_FOREACH_CONN(conn, srv)
+		shm_conn_flush(conn->drv, false);
 	if (srv->msg_cb != NULL)
 		RTE_COMCH_SERVER_FOREACH_CONN(conn, srv) {
 			sc = conn->drv;
@@ -1034,6 +1038,8 @@ shm_ev_arm_client(struct shm_event *ev)
 	bool work = false;
 
 	shm_ev_drain_efd(ev);
+	if (sc != NULL)
+		shm_conn_flush(sc, false); /* as a server's arm does */
 	/* The link socket of the moment (the handshake's, then the
 	 * connection's): a closed one left the set by itself. */
 	if (sock >= 0 && epoll_ctl(ev->ep, EPOLL_CTL_ADD, sock, &e) < 0 &&
@@ -1162,6 +1168,12 @@ shm_ev_check_waitable(struct shm_event *ev, uint64_t now)
 {
 	uint64_t w = __atomic_load_n(ev->arm, __ATOMIC_RELAXED);
 	bool work, down = shm_conn_down(ev->sc);
+
+	/* A connection of this process's server or client (the link's
+	 * owner): what waits in its outbox for the peer to read goes out
+	 * as far as it may, though its owner sleeps. */
+	if (ev->owner != NULL)
+		shm_conn_flush(ev->sc, false);
 
 	/* A break the fast path found is for the poll of the connection's
 	 * server or client to report (the connection's event knows it). */
