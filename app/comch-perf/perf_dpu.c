@@ -191,21 +191,24 @@ dpu_limits(struct dpu_ctx *x)
  * Why a host may not have @p queues queues of @p size messages now, or
  * NULL. Hosts are served first come, first served, but every other host
  * that could still come keeps room for one queue (of messages up to 128
- * KiB, for memory): one host cannot take what its siblings need to be
- * served at all.
+ * KiB, for memory, within half of --max-mem): one host cannot take what
+ * its siblings need to be served at all.
  */
 static const char *
 dpu_admit(const struct dpu_ctx *x, uint32_t queues, uint32_t size)
 {
 	uint32_t others = x->max_hosts > x->hosts_with_queues + 1 ?
 		x->max_hosts - x->hosts_with_queues - 1 : 0;
-	uint64_t mem = queues * perf_queue_mem(size);
+	uint64_t mem = queues * perf_queue_mem(size), reserve;
 
 	if (x->queues_in_use > x->queue_budget ||
 	    (uint64_t)queues + others > x->queue_budget - x->queues_in_use)
 		return "the DPU keeps room for its other hosts (its queues are bounded by half of ulimit -n)";
+	/* at most half of --max-mem is kept for hosts still to come */
+	reserve = RTE_MIN((uint64_t)others * PERF_DPU_MEM_RESERVE,
+			x->mem_budget / 2);
 	if (x->mem_in_use > x->mem_budget ||
-	    mem + others * PERF_DPU_MEM_RESERVE > x->mem_budget - x->mem_in_use)
+	    mem + reserve > x->mem_budget - x->mem_in_use)
 		return "the DPU keeps room for its other hosts (its queues' memory is bounded by --max-mem)";
 	return NULL;
 }
@@ -622,13 +625,13 @@ dpu_fp_poll(struct dpu_conn *d, struct dpu_queue *q)
 
 	if (e->dpu_fp_flush != NULL && !e->dpu_fp_flush(d, q))
 		return; /* the host takes nothing back: nothing more from it */
-	max = dpu_turn_msgs(d, RTE_MIN(d->burst, (uint32_t)DPU_BURST));
+	max = dpu_turn_msgs(d, DPU_RX, RTE_MIN(d->burst, (uint32_t)DPU_BURST));
 	if (max == 0)
 		return;
 	n = rte_comch_consumer_poll_burst(q->cons, cpl, max);
 	if (n <= 0)
 		return;
-	dpu_turn_spend(d, (uint32_t)n);
+	dpu_turn_spend(d, DPU_RX, (uint32_t)n);
 	for (i = 0; i < n; i++) {
 		/* Given back unfilled (aborted, its producer died): not a
 		 * message. */
@@ -694,9 +697,10 @@ dpu_conn_turn(struct dpu_ctx *x, unsigned int slot)
 	}
 	/* the queues take turns at going first: the turn's bytes may run
 	 * out before the last */
-	d->turn_left = DPU_TURN_BYTES;
-	for (i = 0; i < d->nb_queues && !d->stopping && d->turn_left != 0;
-	     i++) {
+	d->turn_left[DPU_RX] = DPU_TURN_BYTES;
+	d->turn_left[DPU_TX] = DPU_TURN_BYTES;
+	for (i = 0; i < d->nb_queues && !d->stopping &&
+	     (d->turn_left[DPU_RX] != 0 || d->turn_left[DPU_TX] != 0); i++) {
 		q = (d->next_q + i) % d->nb_queues;
 		if (d->q[q].cons != NULL)
 			dpu_fp_poll(d, &d->q[q]);

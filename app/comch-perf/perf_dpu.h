@@ -25,11 +25,13 @@
  * honest host has one in flight). */
 #define DPU_ECHO_BACKLOG 8
 #define DPU_BURST 64
-/* What one turn of the loop does for one connection: about this many
- * payload bytes read (--touch), copied or echoed, and at least one
- * message, so that no host's large messages or bursts hold up the loop
- * that serves every host (dpu_turn_msgs()). */
+/* What one turn of the loop does for one connection, each way: about
+ * this many payload bytes received (read with --touch) and as many sent
+ * (copied, echoed), at least one message each, so that no host's large
+ * messages or bursts hold up the loop that serves every host, and one way
+ * does not starve the other (dpu_turn_msgs()). */
 #define DPU_TURN_BYTES (UINT64_C(1) << 20)
+enum dpu_way { DPU_RX, DPU_TX };
 
 /* One queue: a consumer (fast-path tests) and, for the tests that go both
  * ways (PERF_E_BOTH_WAYS), a producer. */
@@ -85,7 +87,8 @@ struct dpu_conn {
 	uint64_t unexpected_said; /* TSC of the last line about them */
 	bool lost;
 	uint64_t cpu0_us, wall0_us;  /* idle: at READY (perf_cpu_us()) */
-	uint64_t turn_left;     /* payload bytes this turn may still move */
+	uint64_t turn_left[2];  /* payload bytes this turn may still move,
+				 * by enum dpu_way */
 	uint32_t next_q;        /* the queue served first next turn */
 };
 
@@ -114,26 +117,28 @@ struct dpu_ctx {
 	uint64_t sleeps;        /* --event: times it slept */
 };
 
-/* Of @p want messages (at most 1024), how many this turn still allows
- * for @p d: 0 once its DPU_TURN_BYTES are spent, at least 1 before. */
+/* Of @p want messages (at most 1024) going @p way, how many this turn
+ * still allows for @p d: 0 once that way's DPU_TURN_BYTES are spent, at
+ * least 1 before. */
 static inline uint16_t
-dpu_turn_msgs(const struct dpu_conn *d, uint32_t want)
+dpu_turn_msgs(const struct dpu_conn *d, enum dpu_way way, uint32_t want)
 {
 	uint64_t n;
 
-	if (d->turn_left == 0)
+	if (d->turn_left[way] == 0)
 		return 0;
-	n = d->turn_left / d->size;
+	n = d->turn_left[way] / d->size;
 	return (uint16_t)RTE_MIN(RTE_MAX(n, UINT64_C(1)), (uint64_t)want);
 }
 
-/* @p msgs messages of this turn moved. */
+/* @p msgs messages of this turn moved @p way. */
 static inline void
-dpu_turn_spend(struct dpu_conn *d, uint32_t msgs)
+dpu_turn_spend(struct dpu_conn *d, enum dpu_way way, uint32_t msgs)
 {
 	uint64_t bytes = (uint64_t)msgs * d->size;
 
-	d->turn_left = bytes >= d->turn_left ? 0 : d->turn_left - bytes;
+	d->turn_left[way] = bytes >= d->turn_left[way] ? 0 :
+		d->turn_left[way] - bytes;
 }
 
 #endif /* COMCH_PERF_DPU_H */

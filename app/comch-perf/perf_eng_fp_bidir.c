@@ -71,7 +71,7 @@ static void
 fp_bidir_dpu_send(struct dpu_ctx *x, struct dpu_conn *d, uint32_t i)
 {
 	static struct rte_comch_send_op ops[1024];
-	uint16_t max = dpu_turn_msgs(d, d->burst);
+	uint16_t max = dpu_turn_msgs(d, DPU_TX, d->burst);
 	int n;
 
 	if (i >= d->nb_peer_consumers || max == 0)
@@ -87,7 +87,7 @@ fp_bidir_dpu_send(struct dpu_ctx *x, struct dpu_conn *d, uint32_t i)
 			ops, max);
 	if (n > 0) {
 		d->sent += (uint64_t)n;
-		dpu_turn_spend(d, (uint32_t)n);
+		dpu_turn_spend(d, DPU_TX, (uint32_t)n);
 	}
 }
 

@@ -63,7 +63,7 @@ fp_lat_dpu_flush(struct dpu_conn *d, struct dpu_queue *q)
 	uint16_t n = 0;
 	int k;
 
-	while (q->nb_held != 0 && dpu_turn_msgs(d, 1) != 0) {
+	while (q->nb_held != 0 && dpu_turn_msgs(d, DPU_TX, 1) != 0) {
 		struct rte_comch_completion *c = &q->held[q->held_first];
 		struct rte_comch_send_op op = { .data = c->buf, .len = c->len };
 
@@ -73,7 +73,7 @@ fp_lat_dpu_flush(struct dpu_conn *d, struct dpu_queue *q)
 		if (k == 0)
 			break;  /* no buffer posted by the host yet */
 		/* sent, or it cannot go (the host's consumer is gone) */
-		dpu_turn_spend(d, 1);
+		dpu_turn_spend(d, DPU_TX, 1);
 		bufs[n] = c->buf;
 		lens[n++] = d->size;
 		q->held_first = (uint16_t)((q->held_first + 1) % DPU_BURST);

@@ -433,8 +433,13 @@ perf_session_start(struct perf_session *s, enum perf_test test, uint32_t size,
 			ret = conn_peer_consumers(&s->conns[i],
 					s->conns[i].last.first_consumer, per_conn,
 					dl);
-			if (ret < 0)
+			if (ret < 0) {
+				fprintf(stderr, "host: the DPU did not announce its %u consumer(s) for %s on connection %u: %s\n",
+					per_conn, e->name,
+					rte_comch_conn_id(s->conns[i].conn),
+					rte_strerror(-ret));
 				goto err;
+			}
 		}
 		for (i = 0; i < s->nb_streams; i++)
 			s->streams[i].peer_consumer =

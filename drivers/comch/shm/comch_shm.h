@@ -71,12 +71,14 @@
  *   A consumer's side creates a consumer ring (memfd) and announces it with
  *   CONSUMER_ADD(id, nb_posts, max_imm_len, ring_size, mem_size) + 2 fds
  *   (the ring and the registered memory); CONSUMER_DEL(id) withdraws it.
- *   The peer's producers map both. Ids are never 0 and never reused on a
- *   connection. A consumer withdrawn before its CONSUMER_ADD left (the
- *   peer had not read its socket) is never announced: CONSUMER_SKIP(id)
- *   says instead that every id up to id was used, so that the peer's
- *   sends to it fail rather than wait for an announcement (an id above
- *   every one announced or skipped may still come).
+ *   The peer's producers map both. Ids are never 0, and one consumer's id
+ *   is never another's on the connection (a consumer started again is
+ *   announced again with its id). A consumer withdrawn before its
+ *   CONSUMER_ADD left (the peer had not read its socket) is not
+ *   announced: CONSUMER_SKIP(id) says instead that every id up to id was
+ *   used, so that the peer's sends to it fail rather than wait for an
+ *   announcement. Ids come in start order, not id order: an ADD may
+ *   follow a higher id's ADD or SKIP.
  *
  *     0    post_prod  consumer: buffers posted so far (release)
  *     64   claim      producers: buffers taken so far (CAS; the consumer
