@@ -146,9 +146,12 @@ main(int argc, char **argv)
 			fprintf(stderr, "cannot create a folder in /tmp\n");
 			goto out;
 		}
-		/* both ends are ours: quotas as high as the options go */
+		/* both ends are ours: connections as many as the options
+		 * allow (conn-rate's come and go), consumers as many as the
+		 * host makes (--queues) */
 		snprintf(args, sizeof(args),
-			"role=dpu,path=%s,max_conns=1024,max_consumers=64", dir);
+			"role=dpu,path=%s,max_conns=1024,max_consumers=%u", dir,
+			o.queues);
 		dpu = perf_dev(RTE_COMCH_ROLE_DPU, nb_given,
 				"comch_shm_perf_dpu", args);
 		snprintf(args, sizeof(args), "role=host,path=%s", dir);
