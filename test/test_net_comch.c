@@ -692,9 +692,17 @@ case_restart(void)
 		CHECK(wait_link(side == d ? h : d, 0, 20), "link down at the peer");
 		CHECK_OK(rte_eth_dev_start(side));
 		CHECK(wait_link(h, 1, 20) && wait_link(d, 1, 20), "link up again");
-		if (side == d)
+		if (side == d) {
+			/* the callbacks run in the interrupt thread, after
+			 * the status they report is visible: waited for */
+			uint64_t dl = test_deadline(20);
+
+			while (__atomic_load_n(&lsc_count[h], __ATOMIC_RELAXED) <
+			       lsc0 + 2 && !test_expired(dl))
+				rte_delay_us_sleep(1000);
 			CHECK(__atomic_load_n(&lsc_count[h], __ATOMIC_RELAXED) >= lsc0 + 2,
 				"LSC down and up on the host");
+		}
 		if (i == 1) {
 			fds0 = test_count_fds();
 			maps0 = count_memfd_maps();
