@@ -108,6 +108,13 @@ check "$out/pair.csv" 11 20000 csv
 	--json > "$out/event.json" 2> "$out/event.err" || {
 	echo "FAIL event run"; cat "$out/event.err"; fail=1; }
 check "$out/event.json" 3 1
+# a window shorter than one round trip (each wake-lat message follows a
+# 100 us pause) still measures one: the window waits for it
+"$PERF" -l 0,1 $EAL --file-prefix perft-short-$$ -- --role=pair --event \
+	--test=wake-lat --duration=0.00001 --warmup=0 \
+	--json > "$out/short.json" 2> "$out/short.err" || {
+	echo "FAIL short-window run"; cat "$out/short.err"; fail=1; }
+check "$out/short.json" 1 1
 # wake-lat and idle sleep in epoll: without --event they are refused
 if "$PERF" -l 0,1 $EAL --file-prefix perft-noev-$$ -- --role=pair \
 	--test=wake-lat > "$out/noev.out" 2>&1 ||

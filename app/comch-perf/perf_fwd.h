@@ -40,7 +40,13 @@ fwd_step(struct perf_fwd *f, uint64_t now, uint64_t n, uint64_t rx)
 	}
 	/* perf_quit too: when the main lcore forwards, nobody else turns a
 	 * signal into s->stop */
-	if (unlikely(s->stop || perf_quit || (s->end != 0 && now >= s->end)))
+	if (unlikely(s->stop || perf_quit))
+		return false;
+	/* The window ends at its time once it measured something: a round
+	 * trip slower than the whole window (a loaded machine) extends it
+	 * rather than report nothing. */
+	if (unlikely(s->end != 0 && now >= s->end) &&
+	    (f->msgs != 0 || f->rx_msgs != 0 || (s->e->flags & PERF_E_IDLE)))
 		return false;
 	if (unlikely(now >= s->next_progress) && f->is_main)
 		perf_progress(s, now);

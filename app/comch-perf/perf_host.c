@@ -524,7 +524,8 @@ main_wait(struct perf_session *s)
 		for (f = 0; f < s->nb_fwd; f++)
 			done += __atomic_load_n(&s->fwd[f].done, __ATOMIC_ACQUIRE);
 		now = rte_rdtsc();
-		if (perf_quit || (s->end != 0 && now >= s->end))
+		/* the end of the window is each lcore's own (fwd_step) */
+		if (perf_quit)
 			s->stop = true;
 		if (now >= s->next_progress)
 			perf_progress(s, now);
