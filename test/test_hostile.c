@@ -1158,28 +1158,31 @@ lingering_socket(void)
 	return c;
 }
 
-/* An AF_UNIX socket with records of @p ev, 30 of 32 copies each, queued
- * on it (its other end closed). */
+/* An AF_UNIX socket with @p records records queued on it (its other end
+ * closed), each of @p copies copies of @p fd (at most 128). */
 static int
-slow_socket(int ev, int *out)
+copies_socket(int fd, unsigned int records, unsigned int copies, int *out)
 {
-	char cbuf[CMSG_SPACE(32 * sizeof(int))];
+	char cbuf[CMSG_SPACE(128 * sizeof(int))];
 	struct iovec iov = { .iov_base = (void *)(uintptr_t)"x", .iov_len = 1 };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+		.msg_control = cbuf,
+		.msg_controllen = CMSG_SPACE(copies * sizeof(int)) };
 	struct cmsghdr *cm;
-	int u[2], i;
+	unsigned int i;
+	int u[2];
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, u) < 0)
+	if (copies == 0 || copies > 128 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, u) < 0)
 		return -1;
 	memset(cbuf, 0, sizeof(cbuf));
 	cm = CMSG_FIRSTHDR(&mh);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(32 * sizeof(int));
-	for (i = 0; i < 32; i++)
-		memcpy(CMSG_DATA(cm) + i * sizeof(int), &ev, sizeof(int));
-	for (i = 0; i < 30; i++)
+	cm->cmsg_len = CMSG_LEN(copies * sizeof(int));
+	for (i = 0; i < copies; i++)
+		memcpy(CMSG_DATA(cm) + i * sizeof(int), &fd, sizeof(int));
+	for (i = 0; i < records; i++)
 		if (sendmsg(u[1], &mh, MSG_NOSIGNAL) != 1) {
 			close(u[0]);
 			close(u[1]);
@@ -1188,6 +1191,14 @@ slow_socket(int ev, int *out)
 	close(u[1]);
 	*out = u[0];
 	return 0;
+}
+
+/* An AF_UNIX socket with records of @p ev, 30 of 32 copies each, queued
+ * on it (its other end closed). */
+static int
+slow_socket(int ev, int *out)
+{
+	return copies_socket(ev, 30, 32, out);
 }
 
 /* A process that, as a peer holding the same socket @p c may, makes it
@@ -1459,6 +1470,56 @@ case_close_waits(void)
 	return ret;
 }
 
+/*
+ * What taking apart the fds of one message may cost is bounded per
+ * message, not per fd: a first fd whose socket holds records of 1,152
+ * copies of one socket X spends it all (X itself is taken apart once),
+ * and a second fd, an AF_UNIX socket B, is closed as it is. Both sockets'
+ * other ends are ours: X's other end can no longer send to it (shut down
+ * for reading), B's still can.
+ */
+static int
+case_disarm_budget(void)
+{
+	struct shm_msg m;
+	int x[2], b[2], fds[2], sock;
+	uint64_t dl;
+	ssize_t n = -1;
+	char buf[sizeof(m)];
+
+	CHECK_OK(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, x));
+	CHECK_OK(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, b));
+	CHECK_OK(copies_socket(x[0], 9, 128, &fds[0]));
+	fds[1] = b[0];
+	sock = raw_connect(link_dir);
+	CHECK(sock >= 0, "connect");
+	hello_init(&m, 16, 4096);
+	/* a HELLO with two fds: malformed, and both fds taken apart first */
+	CHECK_OK(raw_send(sock, &m, sizeof(m), fds, 2));
+	close(fds[0]);
+	/* the DPU closes what it was sent, and the connection (failure
+	 * guard 10 s) */
+	dl = test_deadline(10);
+	while (!test_expired(dl)) {
+		tick();
+		n = recv(sock, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN))
+			break;
+	}
+	CHECK(n == 0 || (n < 0 && errno != EAGAIN), "the DPU kept the connection");
+	close(sock);
+	CHECK(send(x[1], "y", 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 &&
+		errno == EPIPE, "the socket referred to 1,152 times not taken apart");
+	CHECK(send(b[1], "y", 1, MSG_DONTWAIT | MSG_NOSIGNAL) == 1,
+		"the fd after the budget taken apart too: %s", strerror(errno));
+	close(x[0]);
+	close(x[1]);
+	close(b[0]);
+	close(b[1]);
+	CHECK_OK(honest_progress(100));
+	return new_client_connects();
+}
+
 int
 main(int argc __rte_unused, char **argv)
 {
@@ -1474,6 +1535,7 @@ main(int argc __rte_unused, char **argv)
 		{ "out_of_fds", case_out_of_fds },
 		{ "log_injection", case_log_injection },
 		{ "close_waits", case_close_waits },
+		{ "disarm_budget", case_disarm_budget },
 	};
 	struct rte_comch_server_conf conf = { .name = "evil",
 		.connect_cb = on_connect, .disconnect_cb = on_disconnect };

@@ -327,7 +327,8 @@ shm_out_of_fds(void)
  * no more (shut down for reading: its other end can no longer send) and
  * gives up what is queued on it now, each fd disarmed and closed the same
  * way, SHM_DISARM_DEPTH levels deep and SHM_DISARM_BUDGET records and fds
- * at most, and only while what one receive may install (SHM_DRAIN_FDS_MAX,
+ * per message at most (a socket referred to again is taken apart once:
+ * its other references only closed), and only while what one receive may install (SHM_DRAIN_FDS_MAX,
  * the control room it has) fits past the fd headroom (shm_fd_headroom()):
  * the free fds are counted when the first socket comes, up to what three
  * levels may hold at once. What is deeper, beyond the budget or past the
@@ -348,10 +349,15 @@ shm_out_of_fds(void)
  * still stalls the receiving thread (the trust model says so).
  */
 /* Levels of sockets within sockets taken apart, and the records, fds and
- * pending connections taken out per fd the peer sent (the CPU a peer can
- * make one message cost): beyond either, the rest is closed as it is. */
+ * pending connections taken out per message the peer sent (the CPU a
+ * peer can make one message cost): beyond either, the rest is closed as
+ * it is. */
 #define SHM_DISARM_DEPTH 3
 #define SHM_DISARM_BUDGET 1024
+/* AF_UNIX sockets a disarm remembers having taken apart: a socket a peer
+ * refers to many times (a record of 250 copies of one) costs a lookup
+ * and a close for each copy after the first. */
+#define SHM_DISARM_SEEN 16
 /* Room for what a peer may make its socket add to a record besides fds
  * (credentials, timestamps: options it can set on the socket it shares):
  * a truncated control area would have the kernel drop the fds. */
@@ -464,7 +470,26 @@ struct shm_disarm {
 	unsigned int fds;	/* fds it may hold at once, past the headroom */
 	unsigned int reserved;	/* of them, in shm_fds_reserved */
 	bool counted;		/* fds known (when the first socket came) */
+	unsigned int nb_seen;	/* sockets taken apart (the last ones in seen) */
+	ino_t seen[SHM_DISARM_SEEN];
 };
+
+/* Whether AF_UNIX socket @p fd was taken apart by this disarm already;
+ * remembered as taken apart if not. */
+static bool
+shm_disarm_seen(int fd, struct shm_disarm *d)
+{
+	struct stat st;
+	unsigned int i;
+
+	if (fstat(fd, &st) < 0)
+		return false;
+	for (i = 0; i < RTE_MIN(d->nb_seen, (unsigned int)SHM_DISARM_SEEN); i++)
+		if (d->seen[i] == st.st_ino)
+			return true;
+	d->seen[d->nb_seen++ % SHM_DISARM_SEEN] = st.st_ino;
+	return false;
+}
 
 /* Count the fds a disarm may hold at once, past the headroom and what
  * other disarms hold in reserve, and reserve them until it is done. */
@@ -633,7 +658,7 @@ shm_fd_disarm(int fd, unsigned int depth, struct shm_disarm *d)
 		(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &off, sizeof(off));
 		return true;
 	}
-	if (spent || depth >= SHM_DISARM_DEPTH)
+	if (spent || depth >= SHM_DISARM_DEPTH || shm_disarm_seen(fd, d))
 		return false;
 	/* Nothing more comes in; a listener refuses new connections, and
 	 * its accept() returns at once once none is pending (whether or not
@@ -695,7 +720,7 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 	struct cmsghdr *cmsg;
 	int fds[SHM_MSG_FDS_MAX];
 	int nfds = 0, i, ret = 0;
-	struct shm_disarm disarm;
+	struct shm_disarm disarm = { .budget = SHM_DISARM_BUDGET };
 	bool reap;
 	ssize_t n;
 
@@ -721,13 +746,7 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 
 			memcpy(&f, CMSG_DATA(cmsg) + k * sizeof(int),
 				sizeof(int));
-			disarm = (struct shm_disarm){
-				.budget = SHM_DISARM_BUDGET,
-			};
 			reap = shm_fd_disarm(f, 0, &disarm);
-			if (disarm.counted)
-				__atomic_fetch_sub(&shm_fds_reserved,
-					disarm.reserved, __ATOMIC_RELAXED);
 			if (reap) {
 				/* no message of ours carries one */
 				shm_fd_reap(f);
@@ -738,6 +757,9 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 				close(f);
 		}
 	}
+	if (disarm.counted)
+		__atomic_fetch_sub(&shm_fds_reserved, disarm.reserved,
+			__ATOMIC_RELAXED);
 
 	/* No bytes: the end of the stream, or an empty record, which no
 	 * peer of ours sends; either way the peer is done. An end of stream
