@@ -92,6 +92,10 @@ scenario that fails again says which):
                             connection is closed with BYE, unblamed (a race:
                             about two runs in three; the scenario runs four
                             times)
+  data/served-proto-garbage a served host that breaks the protocol: the
+                            driver closed its connection, the server
+                            waited for its --timeout and said "timed out"
+                            (an attacker session's finding)
 """
 
 import os
@@ -939,6 +943,13 @@ def scenarios():
                  ["never-post", "--hold", "600"], wedge=True,
                  wedge_exit=10 + 45,
                  expect_dpu=[r"fast-path exchange failed"]),
+        # the served client breaks the protocol: the server says its
+        # client is gone (before: it waited for its --timeout)
+        Scenario("data/served-proto-garbage", "data",
+                 ["proto-garbage", "--rounds", "1"], wedge=True,
+                 wedge_exit=10 + 45,
+                 expect_dpu=[r"fast-path exchange failed: "
+                             r"Connection reset by peer"]),
         Scenario("data/served-log-inject", "data", ["log-inject"],
                  wedge=True, forbid_bytes=ESC, forbid_dpu=FORGED,
                  expect_dpu=[r'received through the fast path: "x\?\[2J']),

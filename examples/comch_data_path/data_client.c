@@ -19,6 +19,17 @@ poll_client(void *cli)
 	rte_comch_client_poll(cli);
 }
 
+/* The connection closed once it ran (the server left or closed it). */
+static void
+on_state(struct rte_comch_client *cli __rte_unused, enum rte_comch_state prev,
+		enum rte_comch_state next, int err __rte_unused, void *arg)
+{
+	struct data_peer *peer = arg;
+
+	if (prev == RTE_COMCH_STATE_RUNNING && next != RTE_COMCH_STATE_RUNNING)
+		peer->lost = true;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -26,6 +37,7 @@ main(int argc, char **argv)
 		.text = "Hello from the host", .timeout = 30 };
 	struct data_peer peer = { 0 };
 	struct rte_comch_client_conf conf = {
+		.state_cb = on_state,
 		.consumer_event_cb = data_on_consumer,
 		.cb_arg = &peer,
 	};

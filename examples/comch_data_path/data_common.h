@@ -110,6 +110,9 @@ struct data_peer {
 				      * our peer */
 	uint32_t consumer_id;
 	bool known;
+	bool lost;                   /* the connection closed (the server's
+				      * disconnect, the client's state
+				      * callback) */
 };
 
 static inline void
@@ -163,6 +166,7 @@ data_exchange(const char *who, int16_t dev_id, struct rte_comch_conn *conn,
 	char copy[DATA_BUF_SIZE], shown[DATA_BUF_SIZE + 1];
 	void *buf;
 	int ret = -ETIMEDOUT, n;
+	bool lost;
 
 	mem = rte_comch_mem_create(dev_id, DATA_BUF_SIZE, SOCKET_ID_ANY);
 	if (mem == NULL)
@@ -190,36 +194,43 @@ data_exchange(const char *who, int16_t dev_id, struct rte_comch_conn *conn,
 
 	/* Producers learn consumer ids from consumer events. */
 	ret = -ETIMEDOUT;
-	while (!peer->known && !force_quit &&
+	while (!peer->known && !peer->lost && !force_quit &&
 	       rte_get_timer_cycles() < deadline) {
 		poll(poll_arg);
 		if (!peer->known)
 			sample_sleep(sl, data_ms_left(deadline));
 	}
-	if (!peer->known)
+	if (!peer->known) {
+		ret = peer->lost ? -ECONNRESET : -ETIMEDOUT;
 		goto out;
+	}
 	printf("%s: peer consumer %u announced\n", who, peer->consumer_id);
 
 	/* 0 sent means "again": the peer has not posted a buffer yet. */
 	do {
 		n = rte_comch_producer_send_burst(prod, peer->consumer_id, &op, 1);
 		poll(poll_arg);
-	} while (n == 0 && !force_quit && rte_get_timer_cycles() < deadline);
+	} while (n == 0 && !peer->lost && !force_quit &&
+		 rte_get_timer_cycles() < deadline);
 	if (n != 1) {
-		ret = n < 0 ? n : -ETIMEDOUT;
+		ret = n < 0 ? n : peer->lost ? -ECONNRESET : -ETIMEDOUT;
 		goto out;
 	}
 	printf("%s: sent through the fast path: \"%s\"\n", who, text);
 
 	for (;;) {
+		/* a peer that sent, then left: its message is there, the
+		 * loss is taken as final only after a look at the ring */
+		lost = peer->lost;
 		n = rte_comch_consumer_poll_burst(cons, &cpl, 1);
 		poll(poll_arg);
-		if (n != 0 || force_quit || rte_get_timer_cycles() >= deadline)
+		if (n != 0 || lost || force_quit ||
+		    rte_get_timer_cycles() >= deadline)
 			break;
 		sample_sleep(sl, data_ms_left(deadline));
 	}
 	if (n != 1 || cpl.status != 0) {
-		ret = n < 0 ? n : -ETIMEDOUT;
+		ret = n < 0 ? n : lost ? -ECONNRESET : -ETIMEDOUT;
 		goto out;
 	}
 	/* The payload stays in memory the peer can still write: copy it

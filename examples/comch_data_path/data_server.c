@@ -36,11 +36,14 @@ on_connect(struct rte_comch_server *srv, struct rte_comch_conn *conn,
 
 static void
 on_disconnect(struct rte_comch_server *srv, struct rte_comch_conn *conn,
-		int err __rte_unused, void *arg __rte_unused)
+		int err __rte_unused, void *arg)
 {
-	if (conn == client_conn)
+	struct data_peer *peer = arg;
+
+	if (conn == client_conn) {
 		client_left = true;
-	else
+		peer->lost = true;
+	} else
 		rte_comch_server_disconnect(srv, conn);
 }
 
