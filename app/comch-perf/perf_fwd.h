@@ -44,9 +44,10 @@ fwd_step(struct perf_fwd *f, uint64_t now, uint64_t n, uint64_t rx)
 		return false;
 	/* The window ends at its time once it measured something: a round
 	 * trip slower than the whole window (a loaded machine) extends it
-	 * rather than report nothing. */
+	 * rather than report nothing, up to s->end_hard. */
 	if (unlikely(s->end != 0 && now >= s->end) &&
-	    (f->msgs != 0 || f->rx_msgs != 0 || (s->e->flags & PERF_E_IDLE)))
+	    (f->msgs != 0 || f->rx_msgs != 0 || now >= s->end_hard ||
+	     (s->e->flags & PERF_E_IDLE)))
 		return false;
 	if (unlikely(now >= s->next_progress) && f->is_main)
 		perf_progress(s, now);

@@ -471,6 +471,10 @@ perf_session_start(struct perf_session *s, enum perf_test test, uint32_t size,
 	s->warm_end = now + (uint64_t)(o->warmup * (double)s->tsc_hz);
 	s->end = (o->count != 0 || o->interactive) ? 0 :
 		s->warm_end + (uint64_t)(o->duration * (double)s->tsc_hz);
+	/* a window that measured nothing by its end waits for a message,
+	 * for as long again or HOST_WAIT_S at least, then ends anyway */
+	s->end_hard = s->end == 0 ? 0 : s->end + (uint64_t)(RTE_MAX(o->duration,
+			(double)HOST_WAIT_S) * (double)s->tsc_hz);
 	s->next_progress = (perf_results_own_stdout(o) ||
 			    !isatty(STDOUT_FILENO) || o->interactive) ?
 		UINT64_MAX : now + s->tsc_hz;
@@ -524,8 +528,9 @@ main_wait(struct perf_session *s)
 		for (f = 0; f < s->nb_fwd; f++)
 			done += __atomic_load_n(&s->fwd[f].done, __ATOMIC_ACQUIRE);
 		now = rte_rdtsc();
-		/* the end of the window is each lcore's own (fwd_step) */
-		if (perf_quit)
+		/* the end of the window is each lcore's own (fwd_step), but
+		 * for a round trip that never ends */
+		if (perf_quit || (s->end_hard != 0 && now >= s->end_hard))
 			s->stop = true;
 		if (now >= s->next_progress)
 			perf_progress(s, now);

@@ -88,6 +88,8 @@ struct perf_session {
 	bool main_forwards;            /* the driving lcore runs the streams */
 	uint64_t warm_end;             /* TSC */
 	uint64_t end;                  /* TSC, 0: until stopped / --count */
+	uint64_t end_hard;             /* TSC: the end of a window that has
+					* measured nothing yet (0 with end) */
 	uint64_t next_progress;        /* TSC, UINT64_MAX: no progress line */
 	volatile bool stop;
 	bool running;
