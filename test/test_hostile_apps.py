@@ -249,7 +249,7 @@ class Program:
         if self.key == "data":
             return [exe("examples/dpdk-comch-data-server"), "-l", "0"] + \
                 base + ["--", "--timeout", str(self.data_timeout),
-                        "--text", "Hello from the DPU"]
+                        "--text", "Hello from the DPU"] + list(extra)
         return [exe("app/dpdk-comch-perf"), "-l", "0"] + base + \
             ["--", "--role=dpu"] + list(extra)
 
@@ -323,7 +323,9 @@ class Scenario:
         self.order = kw.get("order", "attacker-first")
         self.devargs = kw.get("devargs", "")
         self.dpu_eal = kw.get("dpu_eal", [])
-        self.dpu_opts = kw.get("dpu_opts", [])  # perf: after --role=dpu
+        self.dpu_opts = kw.get("dpu_opts", [])  # perf: after --role=dpu;
+                                                 # data: after its options
+        self.data_timeout = kw.get("data_timeout")  # data: its --timeout
         # the DPU without CAP_SYS_ADMIN and CAP_SYS_RESOURCE, as a
         # process of a plain user runs: the kernel then counts the fds of
         # its unread messages against its ulimit -n
@@ -944,12 +946,19 @@ def scenarios():
                  wedge_exit=10 + 45,
                  expect_dpu=[r"fast-path exchange failed"]),
         # the served client breaks the protocol: the server says its
-        # client is gone (before: it waited for its --timeout)
+        # client is gone at once (before: it waited for its --timeout,
+        # here longer than the guard), asleep in epoll or polling
         Scenario("data/served-proto-garbage", "data",
                  ["proto-garbage", "--rounds", "1"], wedge=True,
-                 wedge_exit=10 + 45,
+                 data_timeout=900,
                  # closed before the server made its consumer: "not
                  # connected"; after: "reset"
+                 expect_dpu=[r"fast-path exchange failed: (Connection "
+                             r"reset by peer|Transport endpoint is not "
+                             r"connected)"]),
+        Scenario("data/served-proto-garbage-event", "data",
+                 ["proto-garbage", "--rounds", "1"], wedge=True,
+                 data_timeout=900, dpu_opts=["--event"],
                  expect_dpu=[r"fast-path exchange failed: (Connection "
                              r"reset by peer|Transport endpoint is not "
                              r"connected)"]),
@@ -997,7 +1006,8 @@ def main():
     failed = []
     for sc in todo:
         if sc.prog == "data":
-            PROGRAMS["data"].data_timeout = 10 if sc.wedge else 60
+            PROGRAMS["data"].data_timeout = sc.data_timeout or \
+                (10 if sc.wedge else 60)
         t0 = time.monotonic()
         print(f"--- {sc.name}", flush=True)
         for _ in range(sc.repeat):

@@ -197,7 +197,7 @@ data_exchange(const char *who, int16_t dev_id, struct rte_comch_conn *conn,
 	while (!peer->known && !peer->lost && !force_quit &&
 	       rte_get_timer_cycles() < deadline) {
 		poll(poll_arg);
-		if (!peer->known)
+		if (!peer->known && !peer->lost)
 			sample_sleep(sl, data_ms_left(deadline));
 	}
 	if (!peer->known) {
@@ -227,7 +227,9 @@ data_exchange(const char *who, int16_t dev_id, struct rte_comch_conn *conn,
 		if (n != 0 || lost || force_quit ||
 		    rte_get_timer_cycles() >= deadline)
 			break;
-		sample_sleep(sl, data_ms_left(deadline));
+		/* lost now: one more look at the ring, without sleeping */
+		if (!peer->lost)
+			sample_sleep(sl, data_ms_left(deadline));
 	}
 	if (n != 1 || cpl.status != 0) {
 		ret = n < 0 ? n : lost ? -ECONNRESET : -ETIMEDOUT;
