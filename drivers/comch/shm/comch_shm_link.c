@@ -474,21 +474,32 @@ struct shm_disarm {
 	ino_t seen[SHM_DISARM_SEEN];
 };
 
-/* Whether AF_UNIX socket @p fd was taken apart by this disarm already;
- * remembered as taken apart if not. */
+/* Whether AF_UNIX socket @p fd (its inode in *@p ino, 0 if unknown) was
+ * taken apart whole by this disarm already. */
 static bool
-shm_disarm_seen(int fd, struct shm_disarm *d)
+shm_disarm_seen(int fd, const struct shm_disarm *d, ino_t *ino)
 {
 	struct stat st;
 	unsigned int i;
 
+	*ino = 0;
 	if (fstat(fd, &st) < 0)
 		return false;
+	*ino = st.st_ino;
 	for (i = 0; i < RTE_MIN(d->nb_seen, (unsigned int)SHM_DISARM_SEEN); i++)
 		if (d->seen[i] == st.st_ino)
 			return true;
-	d->seen[d->nb_seen++ % SHM_DISARM_SEEN] = st.st_ino;
 	return false;
+}
+
+/* Socket @p ino taken apart whole (or the budget is spent): its other
+ * copies are only closed. Not when the fds a receive may install ran
+ * short (a copy met later, with more room, is taken apart again). */
+static void
+shm_disarm_done(struct shm_disarm *d, ino_t ino, bool whole)
+{
+	if (ino != 0 && (whole || d->budget == 0))
+		d->seen[d->nb_seen++ % SHM_DISARM_SEEN] = ino;
 }
 
 /* Count the fds a disarm may hold at once, past the headroom and what
@@ -643,6 +654,7 @@ shm_fd_disarm(int fd, unsigned int depth, struct shm_disarm *d)
 	struct linger off = { .l_onoff = 1, .l_linger = 0 };
 	socklen_t len = sizeof(int);
 	bool spent = d->budget == 0;
+	ino_t ino;
 	int v, c;
 
 	if (!spent)
@@ -658,7 +670,7 @@ shm_fd_disarm(int fd, unsigned int depth, struct shm_disarm *d)
 		(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &off, sizeof(off));
 		return true;
 	}
-	if (spent || depth >= SHM_DISARM_DEPTH || shm_disarm_seen(fd, d))
+	if (spent || depth >= SHM_DISARM_DEPTH || shm_disarm_seen(fd, d, &ino))
 		return false;
 	/* Nothing more comes in; a listener refuses new connections, and
 	 * its accept() returns at once once none is pending (whether or not
@@ -682,16 +694,21 @@ shm_fd_disarm(int fd, unsigned int depth, struct shm_disarm *d)
 			close(c);
 			d->fds++;
 		}
+		shm_disarm_done(d, ino, d->fds > 0);
 		return false;
 	}
 	/* Out-of-band data (which may carry fds) read in line. */
 	v = 1;
 	(void)setsockopt(fd, SOL_SOCKET, SO_OOBINLINE, &v, sizeof(v));
-	if (shm_sock_empty(fd))
+	if (shm_sock_empty(fd)) {
+		shm_disarm_done(d, ino, true);
 		return false;
+	}
 	if (!d->counted)
 		shm_disarm_reserve(fd, d);
 	shm_sock_drain(fd, depth + 1, d);
+	/* the drain stops short of the end only for want of budget or fds */
+	shm_disarm_done(d, ino, d->fds >= SHM_DRAIN_FDS_MAX);
 	return false;
 }
 
