@@ -14,7 +14,6 @@
 #include "data_common.h"
 
 static struct rte_comch_conn *client_conn;
-static bool client_left;
 
 /* One client is served; a second connection is closed at once (its host
  * is told), whatever it would have done. */
@@ -40,10 +39,9 @@ on_disconnect(struct rte_comch_server *srv, struct rte_comch_conn *conn,
 {
 	struct data_peer *peer = arg;
 
-	if (conn == client_conn) {
-		client_left = true;
+	if (conn == client_conn)
 		peer->lost = true;
-	} else
+	else
 		rte_comch_server_disconnect(srv, conn);
 }
 
@@ -116,8 +114,8 @@ main(int argc, char **argv)
 		goto out;
 	}
 	/* The client leaves once it has our message. */
-	while (!client_left && !force_quit && rte_get_timer_cycles() < deadline)
-		if (rte_comch_server_poll(srv) == 0 && !client_left)
+	while (!peer.lost && !force_quit && rte_get_timer_cycles() < deadline)
+		if (rte_comch_server_poll(srv) == 0 && !peer.lost)
 			sample_sleep(&sl, data_ms_left(deadline));
 	rc = EXIT_SUCCESS;
 out:

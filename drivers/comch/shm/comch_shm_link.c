@@ -328,8 +328,9 @@ shm_out_of_fds(void)
  * gives up what is queued on it now, each fd disarmed and closed the same
  * way, SHM_DISARM_DEPTH levels deep and SHM_DISARM_BUDGET records and fds
  * per message at most (a socket referred to again is taken apart once:
- * its other references only closed), and only while what one receive may install (SHM_DRAIN_FDS_MAX,
- * the control room it has) fits past the fd headroom (shm_fd_headroom()):
+ * its other references only closed), and only while what one receive
+ * may install (SHM_DRAIN_FDS_MAX, the control room it has) fits past the
+ * fd headroom (shm_fd_headroom()):
  * the free fds are counted when the first socket comes, up to what three
  * levels may hold at once. What is deeper, beyond the budget or past the
  * headroom is closed as it is, and may wait (the trust model says so), as
