@@ -109,6 +109,11 @@ import time
 
 HONEST_GUARD = 300   # s: the honest client must be done by then (a guard
                      # against a wedge: ASan on a loaded machine took 150)
+HONEST_COUNT = 50000 # messages per honest perf test (ctrl: 1.5 x as many
+                     # round trips): a round trip costs two context
+                     # switches when other sessions take the cores (each
+                     # Linux session is an autogroup with an equal share,
+                     # whatever its nice): 200,000 took 109-300 s then
 START_GUARD = 60     # s: a program must be ready by then
 ARM_GUARD = 180      # s: the attacker must have its attack in place
 STOP_GUARD = 60      # s: a program must exit by then once asked
@@ -257,11 +262,11 @@ class Program:
              "perf": r"dpu: serving"}
     data_timeout = 60
 
-    def honest_args(self, link, prefix, variant=None, count=200000):
+    def honest_args(self, link, prefix, variant=None, count=HONEST_COUNT):
         vdev = f"--vdev=comch_shm1,role=host,path={link}"
         base = EAL + ["--file-prefix", prefix, vdev]
         if self.key == "ctrl":
-            rounds = variant or 300000
+            rounds = variant or HONEST_COUNT * 3 // 2
             return [exe("examples/dpdk-comch-ctrl-client"), "-l", "1"] + \
                 base + ["--", "--text", "ping", "--rounds", str(rounds),
                         "--timeout", "60"]
@@ -341,7 +346,7 @@ class Scenario:
         self.expect_attacker = kw.get("expect_attacker", [])
         self.max_dpu_lines = kw.get("max_dpu_lines")
         self.honest_variant = kw.get("honest_variant")
-        self.honest_count = kw.get("honest_count", 200000)
+        self.honest_count = kw.get("honest_count", HONEST_COUNT)
         self.recovery = kw.get("recovery", False)
         self.fd_check = kw.get("fd_check", prog != "data")
         self.wedge = kw.get("wedge", False)   # data: no honest client
