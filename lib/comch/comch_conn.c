@@ -161,26 +161,41 @@ rte_comch_conn_remote_consumers(struct rte_comch_conn *conn, uint32_t *ids,
 	return comch_remote_list(conn, ids, nb_ids);
 }
 
+/*
+ * Deliver what waits on @p conn to @p cb, at most one receive queue's worth
+ * (its depth, at least a burst) per call: an honest peer has no more
+ * than that queued, so all of it goes in one call, while a peer that
+ * refills the queue as fast as it is read holds its server's (client's)
+ * poll for a bounded number of messages, not for as long as it keeps up:
+ * the other connections are dispatched meanwhile. What is left is
+ * delivered by the next poll, and an armed event finds it (the driver's
+ * look for work after arming), so it does not sleep through it.
+ */
 int
 comch_conn_dispatch(struct rte_comch_conn *conn, rte_comch_msg_cb_t cb,
 		void *arg)
 {
 	struct rte_comch_msg msgs[COMCH_DISPATCH_BURST];
-	int n, i, total = 0;
+	uint32_t depth = conn->server != NULL ? conn->server->recv_queue_len :
+		conn->client->recv_queue_len;
+	uint32_t budget = RTE_MAX(depth, (uint32_t)COMCH_DISPATCH_BURST);
+	uint32_t total = 0;
+	int n, i;
 
 	do {
-		n = rte_comch_msg_recv_burst(conn, msgs, RTE_DIM(msgs));
+		n = rte_comch_msg_recv_burst(conn, msgs,
+			RTE_MIN(budget - total, (uint32_t)RTE_DIM(msgs)));
 		for (i = 0; i < n; i++) {
 			cb(conn, &msgs[i], arg);
 			/* The callback may release the connection: deliver
 			 * nothing more on it. */
 			if (conn->flags & COMCH_F_RELEASE_PENDING)
-				return total + i + 1;
+				return (int)total + i + 1;
 		}
 		if (n > 0)
 			total += n;
-	} while (n == (int)RTE_DIM(msgs));
-	return total;
+	} while (n > 0 && total < budget);
+	return (int)total;
 }
 
 /* -EBUSY with a log line if @p conn has producers or consumers (of any

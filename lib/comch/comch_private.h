@@ -229,7 +229,8 @@ void comch_conn_release(struct rte_comch_conn *conn);
 int comch_event_flags_check(const struct rte_comch_dev *dev, uint32_t flags,
 		const char *what);
 
-/** Deliver received messages of @p conn to @p cb; returns count. */
+/** Deliver received messages of @p conn to @p cb, at most its receive
+ * queue's depth (at least a burst) per call; returns count. */
 int comch_conn_dispatch(struct rte_comch_conn *conn, rte_comch_msg_cb_t cb,
 		void *arg);
 
