@@ -788,6 +788,8 @@ main(int argc __rte_unused, char **argv)
 		{ "net_disagree", case_net_disagree },
 		{ "net_silent", case_net_silent },
 		{ "net_frames", case_net_frames },
+		{ "net_ctrl_budget", case_net_ctrl_budget },
+		{ "net_refused_unread", case_net_refused_unread },
 		{ "net_honest", case_net_honest },
 	};
 	struct rte_comch_server_conf conf = { .name = "evil",

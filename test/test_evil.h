@@ -17,6 +17,8 @@ int case_net_bad_messages(void);
 int case_net_disagree(void);
 int case_net_silent(void);
 int case_net_frames(void);
+int case_net_ctrl_budget(void);
+int case_net_refused_unread(void);
 int case_net_honest(void);
 
 #endif /* TEST_EVIL_H */

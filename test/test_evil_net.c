@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include <rte_alarm.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_memory.h>
@@ -438,6 +439,182 @@ case_net_frames(void)
 	}
 	evil_close(&e);
 	return net_port_close((uint16_t)port, "net_comch_evil");
+}
+
+/*
+ * The port's control tick, observed from inside: a log line the tick
+ * writes (on the EAL interrupt thread, in the tick) sets an alarm of 1 us
+ * that runs right after the tick ends, before the port's next alarm (set
+ * at the tick's end, 1 or 10 ms out: EAL runs alarms in the order they
+ * are due). It reads how many of our control messages the port has
+ * confirmed: a receive confirms the burst before it, so after a tick
+ * that read k bursts of a full queue, all but the last are confirmed, and
+ * after a tick that emptied it, all of them.
+ */
+#define NET_CTRL_BUDGET 16 /* NCM_CTRL_BUDGET, net_comch_priv.h */
+
+static struct {
+	const char *trigger;
+	const volatile uint32_t *tx_cons; /* in our mailbox: the port's
+					   * confirmations of our messages */
+	uint32_t seen;
+	int done;
+	FILE *prev;
+} net_obs;
+
+static void
+net_obs_alarm(void *arg __rte_unused)
+{
+	net_obs.seen = __atomic_load_n(net_obs.tx_cons, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&net_obs.done, 1, __ATOMIC_RELEASE);
+}
+
+static ssize_t
+net_obs_write(void *c, const char *buf, size_t size)
+{
+	const char *t = __atomic_exchange_n(&net_obs.trigger, NULL,
+			__ATOMIC_ACQ_REL);
+
+	if (t != NULL) {
+		if (memmem(buf, size, t, strlen(t)) != NULL)
+			rte_eal_alarm_set(1, net_obs_alarm, NULL);
+		else
+			__atomic_store_n(&net_obs.trigger, t, __ATOMIC_RELEASE);
+	}
+	return test_log_write(c, buf, size);
+}
+
+static void
+net_obs_arm(struct evil *e, const char *trigger)
+{
+	static cookie_io_functions_t fns = { .write = net_obs_write };
+	static FILE *f;
+
+	if (f == NULL) {
+		f = fopencookie(NULL, "w", fns);
+		setvbuf(f, NULL, _IONBF, 0);
+	}
+	net_obs.tx_cons = (const volatile uint32_t *)RTE_PTR_ADD(e->mb,
+		offsetof(struct shm_mailbox_hdr, tx_cons));
+	net_obs.done = 0;
+	net_obs.seen = UINT32_MAX;
+	net_obs.prev = rte_log_get_stream();
+	rte_openlog_stream(f);
+	__atomic_store_n(&net_obs.trigger, trigger, __ATOMIC_RELEASE);
+}
+
+static int
+net_obs_wait(void)
+{
+	uint64_t dl = test_deadline(10);
+
+	while (!__atomic_load_n(&net_obs.done, __ATOMIC_ACQUIRE) &&
+	       !test_expired(dl))
+		rte_delay_us_sleep(1000);
+	rte_openlog_stream(net_obs.prev);
+	CHECK(net_obs.done, "the tick was not observed");
+	return 0;
+}
+
+/* A HELLO (@p queues) and then QUEUE messages, a full queue of them, all
+ * in place before the port can read any: the HELLO goes last. */
+static void
+net_ctrl_fill(struct evil *e, uint16_t queues)
+{
+	struct ncm_msg_hello h;
+	struct ncm_msg_queue q = { .hdr = { NCM_PROTO_MAGIC,
+		NCM_PROTO_VERSION, NCM_MSG_QUEUE } };
+	uint32_t n;
+
+	for (n = 1; n < e->tx.depth; n++) {
+		q.qid = n & 1;
+		q.consumer_id = n;
+		net_evil_msg(e, n, &q, sizeof(q));
+	}
+	net_hello(&h, queues);
+	net_evil_msg(e, 0, &h, sizeof(h));
+}
+
+/* A peer whose control queue is full: one tick reads at most the budget
+ * (it used to read until the queue was empty, on the interrupt thread,
+ * the port's lock held, for as long as the peer kept it full); the rest
+ * on the next ticks, none a violation. */
+static int
+net_ctrl_budget_run(struct evil *e)
+{
+	uint64_t dl;
+
+	CHECK_OK(net_evil_open(e));
+	CHECK(e->tx.depth > NET_CTRL_BUDGET, "queue of %u", e->tx.depth);
+	net_obs_arm(e, "handshake done");
+	net_ctrl_fill(e, 2);
+	CHECK_OK(net_obs_wait());
+	CHECK(net_obs.seen < NET_CTRL_BUDGET,
+		"one tick read (and confirmed) %u of %u messages", net_obs.seen,
+		e->tx.depth);
+	/* The rest on the next ticks. */
+	dl = test_deadline(10);
+	while (*net_obs.tx_cons != e->tx.depth && !test_expired(dl))
+		rte_delay_us_sleep(1000);
+	CHECK_EQ(*net_obs.tx_cons, e->tx.depth);
+	CHECK(!test_log_has("broke the port protocol"), "no violation");
+	return 0;
+}
+
+int
+case_net_ctrl_budget(void)
+{
+	int lt = rte_log_register("pmd.net.comch");
+	int port, lvl, ret;
+	struct evil e;
+
+	port = net_port_open("net_comch_evil",
+		"comch=comch_shm_dpu,server=evilnet,queues=2,bufs=8");
+	CHECK(port >= 0, "port");
+	lvl = rte_log_get_level((uint32_t)lt);
+	rte_log_set_level((uint32_t)lt, RTE_LOG_DEBUG);
+	test_log_reset();
+	ret = net_ctrl_budget_run(&e);
+	rte_log_set_level((uint32_t)lt, (uint32_t)lvl);
+	evil_close(&e);
+	CHECK_OK(net_port_close((uint16_t)port, "net_comch_evil"));
+	return ret;
+}
+
+/* A refused connection is not read any more: the QUEUE messages behind
+ * the disagreeing HELLO stay unread (they were read and ignored for as
+ * long as the peer sent them). */
+static int
+net_refused_unread_run(struct evil *e, uint16_t port)
+{
+	struct rte_eth_link l;
+
+	CHECK_OK(net_evil_open(e));
+	net_obs_arm(e, "the two ends disagree");
+	net_ctrl_fill(e, 3);
+	CHECK_OK(net_obs_wait());
+	CHECK(net_obs.seen == 0, "the refused port confirmed %u of %u messages",
+		net_obs.seen, e->tx.depth);
+	CHECK_OK(rte_eth_link_get_nowait(port, &l));
+	CHECK_EQ(l.link_status, RTE_ETH_LINK_DOWN);
+	CHECK(!test_log_has("broke the port protocol"), "not a violation");
+	return 0;
+}
+
+int
+case_net_refused_unread(void)
+{
+	struct evil e;
+	int port, ret;
+
+	port = net_port_open("net_comch_evil",
+		"comch=comch_shm_dpu,server=evilnet,queues=2,bufs=8");
+	CHECK(port >= 0, "port");
+	test_log_reset();
+	ret = net_refused_unread_run(&e, (uint16_t)port);
+	evil_close(&e);
+	CHECK_OK(net_port_close((uint16_t)port, "net_comch_evil"));
+	return ret;
 }
 
 /* After all that, an honest host port is served: link up both ways,

@@ -310,27 +310,43 @@ ncm_client_tick(struct ncm_proc *pp)
 	}
 }
 
-/* Control messages of the connection. */
-static void
+/*
+ * Control messages of the connection: at most NCM_CTRL_BUDGET a tick,
+ * then true (more may wait: the tick reports itself busy, so the next
+ * one comes after NCM_TICK_BUSY_US); a peer that keeps its queue full
+ * cannot keep the interrupt thread here. A refused connection is not read
+ * any more: nothing its peer says can change the outcome (a second HELLO
+ * would be a violation, a QUEUE is ignored), so its messages wait, unread
+ * and costing nothing, until it hangs up or the port stops; the loss is
+ * seen as for any connection (the server's disconnect callback, the
+ * client's state).
+ */
+static bool
 ncm_msgs_tick(struct ncm_proc *pp)
 {
 	struct rte_comch_msg msgs[8];
+	unsigned int budget = NCM_CTRL_BUDGET;
 	char why[256];
 	int n, k, ev;
 
-	for (;;) {
-		n = rte_comch_msg_recv_burst(pp->conn, msgs, RTE_DIM(msgs));
+	while (budget > 0) {
+		if (pp->state == NCM_ST_REFUSED || pp->state == NCM_ST_RELEASING)
+			return false;
+		n = rte_comch_msg_recv_burst(pp->conn, msgs,
+				RTE_MIN(budget, (unsigned int)RTE_DIM(msgs)));
 		if (n == -ECONNRESET) {
 			if (pp->state != NCM_ST_RELEASING) {
 				NCM_LOG(INFO, "%s: connection %u lost",
 					ncm_name(pp), pp->port->conn_id);
 				ncm_event(pp, NCM_EV_LOST);
 			}
-			return;
+			return false;
 		}
 		if (n <= 0)
-			return;
-		for (k = 0; k < n && pp->state != NCM_ST_RELEASING; k++) {
+			return false;
+		budget -= (unsigned int)n;
+		for (k = 0; k < n && pp->state != NCM_ST_RELEASING &&
+		     pp->state != NCM_ST_REFUSED; k++) {
 			ev = ncm_proto_input(&pp->proto, msgs[k].data,
 					msgs[k].len, why, sizeof(why));
 			switch (ev) {
@@ -359,9 +375,8 @@ ncm_msgs_tick(struct ncm_proc *pp)
 				break;
 			}
 		}
-		if (pp->state == NCM_ST_RELEASING)
-			return;
 	}
+	return true;
 }
 
 /* Tell the peer which consumer each rx queue has (once HELLO went). */
@@ -473,7 +488,7 @@ ncm_release_tick(struct ncm_proc *pp)
 static bool
 ncm_primary_tick(struct ncm_proc *pp)
 {
-	bool busy;
+	bool busy, more = false;
 
 	if (pp->srv != NULL && rte_comch_server_state(pp->srv) ==
 	    RTE_COMCH_STATE_RUNNING)
@@ -505,7 +520,7 @@ ncm_primary_tick(struct ncm_proc *pp)
 	}
 	if (pp->conn != NULL && (pp->state == NCM_ST_HANDSHAKE ||
 	    pp->state == NCM_ST_RUNNING || pp->state == NCM_ST_REFUSED)) {
-		ncm_msgs_tick(pp);
+		more = ncm_msgs_tick(pp);
 		if (pp->state != NCM_ST_RELEASING)
 			ncm_announce_tick(pp);
 	}
@@ -515,7 +530,7 @@ ncm_primary_tick(struct ncm_proc *pp)
 	ncm_link_tick(pp);
 	if (pp->state == NCM_ST_RELEASING)
 		ncm_release_tick(pp);
-	return busy || pp->state == NCM_ST_HANDSHAKE ||
+	return busy || more || pp->state == NCM_ST_HANDSHAKE ||
 		pp->state == NCM_ST_RELEASING ||
 		(pp->state == NCM_ST_WAITING && pp->cli != NULL);
 }

@@ -57,6 +57,12 @@ extern int ncm_logtype;
 /** Control alarm period while something is in progress, and when idle. */
 #define NCM_TICK_BUSY_US 1000
 #define NCM_TICK_IDLE_US 10000
+/** Control messages read per tick at most (the tick holds the EAL
+ * interrupt thread and the port's lock): a peer that refills its queue as
+ * fast as the port reads it gets this many per tick, the rest on the next
+ * (a tick that spent it comes back after NCM_TICK_BUSY_US). An honest
+ * peer sends one HELLO and one QUEUE per queue on a change. */
+#define NCM_CTRL_BUDGET 16
 /** A host port's pause between connection attempts. */
 #define NCM_RETRY_MS 100
 /** How long a peer may take to send its HELLO before the connection is
