@@ -817,6 +817,81 @@ test_endpoints(void)
 	return 0;
 }
 
+/* ------------------------------------------------ endpoints, hostile peers */
+
+static int
+ep_service(const char *name, struct doca_comm_channel_ep_t **svc)
+{
+	CHECK_OK(doca_comm_channel_ep_create(svc));
+	CHECK_OK(doca_comm_channel_ep_set_device(*svc, dpu));
+	CHECK_OK(doca_comm_channel_ep_set_device_rep(*svc, rep));
+	CHECK_OK(doca_comm_channel_ep_set_max_msg_size(*svc, 64));
+	CHECK_OK(doca_comm_channel_ep_set_send_queue_size(*svc, 16));
+	CHECK_OK(doca_comm_channel_ep_set_recv_queue_size(*svc, 16));
+	CHECK_OK(doca_comm_channel_ep_listen(*svc, name));
+	return 0;
+}
+
+/* A client connected to @p name that has sent @p hello, and the service's
+ * address of it (taken by the service's recvfrom). */
+static int
+ep_client(struct doca_comm_channel_ep_t *svc, const char *name, const char *hello,
+	  struct doca_comm_channel_ep_t **cl, struct doca_comm_channel_addr_t **peer,
+	  struct doca_comm_channel_addr_t **from)
+{
+	double deadline = now() + 30;
+	doca_error_t r;
+	char buf[64];
+	size_t len;
+
+	CHECK_OK(doca_comm_channel_ep_create(cl));
+	CHECK_OK(doca_comm_channel_ep_set_device(*cl, host));
+	CHECK_OK(doca_comm_channel_ep_set_max_msg_size(*cl, 64));
+	CHECK_OK(doca_comm_channel_ep_set_send_queue_size(*cl, 16));
+	CHECK_OK(doca_comm_channel_ep_set_recv_queue_size(*cl, 16));
+	CHECK_OK(doca_comm_channel_ep_connect(*cl, name, peer));
+	/* The service accepts the client as it progresses. */
+	while ((r = doca_comm_channel_ep_sendto(*cl, hello, strlen(hello), DOCA_CC_MSG_FLAG_NONE, *peer)) ==
+	       DOCA_ERROR_AGAIN && now() < deadline)
+		CHECK_OK(doca_comm_channel_ep_update_service_state_info(svc));
+	CHECK_OK(r);
+	do {
+		len = sizeof(buf);
+		r = doca_comm_channel_ep_recvfrom(svc, buf, &len, DOCA_CC_MSG_FLAG_NONE, from);
+	} while (r == DOCA_ERROR_AGAIN && now() < deadline);
+	CHECK_OK(r);
+	CHECK(len == strlen(hello) && memcmp(buf, hello, len) == 0, "hello");
+	return 0;
+}
+
+/* Destroying a service endpoint with a client still connected: the
+ * connections go with the server, the peers must not touch them after
+ * (use after free under ASan). The client hears that the service left. */
+static int
+test_ep_destroy_connected(void)
+{
+	struct doca_comm_channel_ep_t *svc, *cl;
+	struct doca_comm_channel_addr_t *peer, *from;
+	double deadline;
+	doca_error_t r;
+	char buf[64];
+	size_t len;
+
+	if (ep_service("test_doca_ep_destroy", &svc) != 0 ||
+	    ep_client(svc, "test_doca_ep_destroy", "hi", &cl, &peer, &from) != 0)
+		return -1;
+	CHECK_OK(doca_comm_channel_ep_sendto(svc, "ok", 2, DOCA_CC_MSG_FLAG_NONE, from));
+	CHECK_OK(doca_comm_channel_ep_destroy(svc));
+	deadline = now() + 30;
+	do {
+		len = sizeof(buf);
+		r = doca_comm_channel_ep_recvfrom(cl, buf, &len, DOCA_CC_MSG_FLAG_NONE, &from);
+	} while ((r == DOCA_ERROR_AGAIN || r == DOCA_SUCCESS) && now() < deadline);
+	CHECK_ERR(r, DOCA_ERROR_CONNECTION_RESET);
+	CHECK_OK(doca_comm_channel_ep_destroy(cl));
+	return 0;
+}
+
 /* ---------------------------------------------------------------- doca_cc */
 
 static bool cc_got;
@@ -881,6 +956,7 @@ static const struct {
 	{ "pe_notification", test_pe_notification },
 	{ "disconnect", test_disconnect },
 	{ "endpoints", test_endpoints },
+	{ "ep_destroy_connected", test_ep_destroy_connected },
 	{ "doca_cc", test_doca_cc },
 };
 

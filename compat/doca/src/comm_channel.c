@@ -258,6 +258,15 @@ ep_on_disconnect(struct doca_comch_event_connection_status_changed *event, struc
 		ep_peer_lost(conn->ep_peer);
 }
 
+/* Unlink a peer from its connection before the connection goes. */
+static void
+ep_peer_detach(struct doca_comm_channel_addr_t *peer)
+{
+	if (peer->conn != NULL)
+		peer->conn->ep_peer = NULL;
+	peer->conn = NULL;
+}
+
 static void
 ep_on_client_state(const union doca_data ud, struct doca_ctx *ctx, enum doca_ctx_states prev,
 		   enum doca_ctx_states next)
@@ -859,6 +868,10 @@ doca_comm_channel_ep_destroy(struct doca_comm_channel_ep_t *local_ep)
 	dc_wait_destroy(local_ep->w_recv);
 	dc_wait_destroy(local_ep->w_service);
 	pthread_mutex_lock(&local_ep->lock);
+	/* The server or client frees its connections as it stops: the peers
+	 * let go of them first (they stay until the sends are called back). */
+	TAILQ_FOREACH(peer, &local_ep->peers, next)
+		ep_peer_detach(peer);
 	ep_teardown(local_ep);
 	while ((peer = TAILQ_FIRST(&local_ep->peers)) != NULL)
 		ep_peer_free(local_ep, peer);
