@@ -892,6 +892,66 @@ test_ep_destroy_connected(void)
 	return 0;
 }
 
+/* Fill a service's sends to a client that reads nothing, until they fail
+ * with AGAIN (the peer's ring, then its share of the send queue). */
+static int
+ep_fill(struct doca_comm_channel_ep_t *svc, struct doca_comm_channel_addr_t *to)
+{
+	double deadline = now() + 30;
+	int again = 0, sent = 0;
+	doca_error_t r;
+
+	while (again < 100) {
+		CHECK(now() < deadline, "sends to a non-reading client never failed");
+		r = doca_comm_channel_ep_sendto(svc, "x", 1, DOCA_CC_MSG_FLAG_NONE, to);
+		CHECK(r == DOCA_SUCCESS || r == DOCA_ERROR_AGAIN, "%s", doca_error_get_name(r));
+		if (r == DOCA_SUCCESS) {
+			again = 0;
+			sent++;
+			CHECK(sent < 100000, "sends to a non-reading client never failed");
+		} else {
+			again++;
+		}
+	}
+	return 0;
+}
+
+/* A client leaves while the service's sends to it wait: sendto reports
+ * the peer gone as CONNECTION_RESET, never NOT_CONNECTED, however the
+ * news arrives (here: in the progress sendto itself makes). */
+static int
+test_ep_peer_left(void)
+{
+	struct doca_comm_channel_ep_t *svc, *cl;
+	struct doca_comm_channel_addr_t *peer, *from, *f;
+	double deadline;
+	doca_error_t r;
+	char buf[64];
+	size_t len;
+
+	if (ep_service("test_doca_ep_left", &svc) != 0 ||
+	    ep_client(svc, "test_doca_ep_left", "hi", &cl, &peer, &from) != 0 || ep_fill(svc, from) != 0)
+		return -1;
+	CHECK_OK(doca_comm_channel_ep_disconnect(cl, peer));
+	deadline = now() + 30;
+	do {
+		r = doca_comm_channel_ep_sendto(svc, "x", 1, DOCA_CC_MSG_FLAG_NONE, from);
+	} while ((r == DOCA_ERROR_AGAIN || r == DOCA_SUCCESS) && now() < deadline);
+	CHECK_ERR(r, DOCA_ERROR_CONNECTION_RESET);
+	CHECK_ERR(doca_comm_channel_ep_sendto(svc, "x", 1, DOCA_CC_MSG_FLAG_NONE, from), DOCA_ERROR_CONNECTION_RESET);
+	/* recvfrom tells it too, once. */
+	do {
+		len = sizeof(buf);
+		r = doca_comm_channel_ep_recvfrom(svc, buf, &len, DOCA_CC_MSG_FLAG_NONE, &f);
+	} while (r == DOCA_ERROR_AGAIN && now() < deadline);
+	CHECK_ERR(r, DOCA_ERROR_CONNECTION_RESET);
+	CHECK(f == from, "the reset names the peer");
+	CHECK_OK(doca_comm_channel_ep_disconnect(svc, from));
+	CHECK_OK(doca_comm_channel_ep_destroy(cl));
+	CHECK_OK(doca_comm_channel_ep_destroy(svc));
+	return 0;
+}
+
 /* ---------------------------------------------------------------- doca_cc */
 
 static bool cc_got;
@@ -957,6 +1017,7 @@ static const struct {
 	{ "disconnect", test_disconnect },
 	{ "endpoints", test_endpoints },
 	{ "ep_destroy_connected", test_ep_destroy_connected },
+	{ "ep_peer_left", test_ep_peer_left },
 	{ "doca_cc", test_doca_cc },
 };
 

@@ -703,6 +703,34 @@ ep_owns(const struct doca_comm_channel_ep_t *ep, const struct doca_comm_channel_
 	return false;
 }
 
+/* A send task for @p peer, or why not: the peer's state first. */
+static doca_error_t
+ep_send_alloc(struct doca_comm_channel_ep_t *ep, struct doca_comm_channel_addr_t *peer, const void *msg,
+	      size_t len, struct doca_comch_task_send **task)
+{
+	doca_error_t ret;
+
+	switch (peer->state) {
+	case PEER_CONNECTING:
+		return DOCA_ERROR_AGAIN;
+	case PEER_LOST:
+		return DOCA_ERROR_CONNECTION_RESET;
+	case PEER_ABORTED:
+		return DOCA_ERROR_NOT_CONNECTED;
+	default:
+		break;
+	}
+	if (peer->conn == NULL)
+		return DOCA_ERROR_CONNECTION_RESET;
+	ret = ep->role == EP_SERVICE ?
+		doca_comch_server_task_send_alloc_init(ep->srv, peer->conn, msg, (uint32_t)len, task) :
+		doca_comch_client_task_send_alloc_init(ep->cli, peer->conn, msg, (uint32_t)len, task);
+	/* A released connection is one whose peer is gone. */
+	if (ret == DOCA_ERROR_NOT_CONNECTED && ep->role == EP_SERVICE)
+		ret = DOCA_ERROR_CONNECTION_RESET;
+	return ret;
+}
+
 DC_EXPORT doca_error_t
 doca_comm_channel_ep_sendto(struct doca_comm_channel_ep_t *local_ep, const void *msg, size_t len, int flags,
 			    struct doca_comm_channel_addr_t *peer_addr)
@@ -722,26 +750,16 @@ doca_comm_channel_ep_sendto(struct doca_comm_channel_ep_t *local_ep, const void 
 		ret = DOCA_ERROR_INVALID_VALUE;
 		goto out;
 	}
-	if (peer_addr->state == PEER_CONNECTING)
+	/* Progress first, then look at the peer: a peer that left during the
+	 * progress is reported as gone (CONNECTION_RESET), like any other. */
+	if (peer_addr->state == PEER_CONNECTING || local_ep->send_free == 0)
 		ep_progress(local_ep);
-	switch (peer_addr->state) {
-	case PEER_CONNECTING:
-		ret = DOCA_ERROR_AGAIN;
-		goto out;
-	case PEER_LOST:
-		ret = DOCA_ERROR_CONNECTION_RESET;
-		goto out;
-	case PEER_ABORTED:
-		ret = DOCA_ERROR_NOT_CONNECTED;
-		goto out;
-	default:
-		break;
+	ret = ep_send_alloc(local_ep, peer_addr, msg, len, &task);
+	if (ret == DOCA_ERROR_NO_MEMORY) {
+		/* No task for this peer: its sends may have completed since. */
+		ep_progress(local_ep);
+		ret = ep_send_alloc(local_ep, peer_addr, msg, len, &task);
 	}
-	if (local_ep->send_free == 0)
-		ep_progress(local_ep);
-	ret = local_ep->role == EP_SERVICE ?
-		doca_comch_server_task_send_alloc_init(local_ep->srv, peer_addr->conn, msg, (uint32_t)len, &task) :
-		doca_comch_client_task_send_alloc_init(local_ep->cli, peer_addr->conn, msg, (uint32_t)len, &task);
 	if (ret == DOCA_ERROR_NO_MEMORY) {
 		ret = DOCA_ERROR_AGAIN;   /* the send queue is full */
 		goto out;
