@@ -952,6 +952,72 @@ test_ep_peer_left(void)
 	return 0;
 }
 
+#define EP_FLOOD 512
+
+/* A client sends far more than the service's receive queue while the
+ * service progresses (its state) but reads nothing: the service holds a
+ * bounded backlog, so the client meets back pressure after a bounded
+ * number of messages; once the service reads, every message arrives, in
+ * order. */
+static int
+test_ep_rx_backlog(void)
+{
+	struct doca_comm_channel_ep_t *svc, *cl;
+	struct doca_comm_channel_addr_t *peer, *from, *f;
+	uint32_t seq = 0, got = 0, v;
+	int again = 0;
+	double deadline;
+	doca_error_t r;
+	char buf[64];
+	size_t len;
+
+	if (ep_service("test_doca_ep_flood", &svc) != 0 ||
+	    ep_client(svc, "test_doca_ep_flood", "hi", &cl, &peer, &from) != 0)
+		return -1;
+	deadline = now() + 30;
+	while (seq < EP_FLOOD && again < 1000) {
+		CHECK(now() < deadline, "flood");
+		r = doca_comm_channel_ep_sendto(cl, &seq, sizeof(seq), DOCA_CC_MSG_FLAG_NONE, peer);
+		if (r == DOCA_SUCCESS) {
+			seq++;
+			again = 0;
+			continue;
+		}
+		CHECK_ERR(r, DOCA_ERROR_AGAIN);
+		again++;
+		/* The service progresses without reading. */
+		CHECK_OK(doca_comm_channel_ep_update_service_state_info(svc));
+	}
+	/* What the client could send: the service's backlog (below twice its
+	 * receive queue), its ring (16), the client's send queue (16). */
+	CHECK(seq <= 4 * 16, "the service took %u messages without reading (receive queues 16)", seq);
+	/* Now it reads: nothing is lost. */
+	while (got < EP_FLOOD) {
+		CHECK(now() < deadline, "received %u of %u", got, EP_FLOOD);
+		len = sizeof(buf);
+		r = doca_comm_channel_ep_recvfrom(svc, buf, &len, DOCA_CC_MSG_FLAG_NONE, &f);
+		if (r == DOCA_SUCCESS) {
+			CHECK(f == from && len == sizeof(v), "message");
+			memcpy(&v, buf, sizeof(v));
+			CHECK(v == got, "message %u where %u was expected", v, got);
+			got++;
+			continue;
+		}
+		CHECK_ERR(r, DOCA_ERROR_AGAIN);
+		if (seq < EP_FLOOD) {
+			r = doca_comm_channel_ep_sendto(cl, &seq, sizeof(seq), DOCA_CC_MSG_FLAG_NONE, peer);
+			CHECK(r == DOCA_SUCCESS || r == DOCA_ERROR_AGAIN, "%s", doca_error_get_name(r));
+			seq += r == DOCA_SUCCESS;
+		} else {
+			/* Let the client's waiting sends go. */
+			CHECK_OK(doca_comm_channel_peer_addr_update_info(peer));
+		}
+	}
+	CHECK_OK(doca_comm_channel_ep_destroy(cl));
+	CHECK_OK(doca_comm_channel_ep_destroy(svc));
+	return 0;
+}
+
 /* ---------------------------------------------------------------- doca_cc */
 
 static bool cc_got;
@@ -1018,6 +1084,7 @@ static const struct {
 	{ "endpoints", test_endpoints },
 	{ "ep_destroy_connected", test_ep_destroy_connected },
 	{ "ep_peer_left", test_ep_peer_left },
+	{ "ep_rx_backlog", test_ep_rx_backlog },
 	{ "doca_cc", test_doca_cc },
 };
 

@@ -31,6 +31,10 @@
 #define EP_MAX_SEND_QUEUE 8192
 #define EP_DEFAULT_QUEUE 64
 #define EP_MAX_NAME 64
+/* doca_pe_progress() turns of one ep_progress(): the work one call of the
+ * application's does on the channel's behalf is bounded, whatever the
+ * peers send. */
+#define EP_PROGRESS_TURNS 8
 
 enum ep_role {
 	EP_IDLE = 0,
@@ -79,6 +83,10 @@ struct doca_comm_channel_ep_t {
 	struct doca_comm_channel_addr_t *client_peer;
 	TAILQ_HEAD(, doca_comm_channel_addr_t) peers;
 	TAILQ_HEAD(, ep_msg) rxq;
+	/* Messages in rxq; at recv_queue, the endpoint stops taking from the
+	 * rings, so a peer that sends faster than the application reads
+	 * meets back pressure in its own ring. */
+	uint32_t rxq_len;
 	uint32_t nb_pending;         /* service: PEER_PENDING peers */
 	uint32_t send_free;          /* send tasks free */
 	bool service_changed;        /* a client came or went since the last update */
@@ -134,12 +142,26 @@ doca_comm_channel_get_service_max_num_connections(struct doca_devinfo *devinfo, 
 
 /* ------------------------------------------------------------- internals */
 
+/* Progress the private engine: at most EP_PROGRESS_TURNS turns, none
+ * while the received backlog is at its bound (one turn may take what the
+ * rings hold, so the backlog stays below recv_queue + one turn's take). */
 static void
 ep_progress(struct doca_comm_channel_ep_t *ep)
 {
-	if (ep->pe != NULL)
-		while (doca_pe_progress(ep->pe) != 0)
-			;
+	unsigned int i;
+
+	if (ep->pe == NULL)
+		return;
+	for (i = 0; i < EP_PROGRESS_TURNS && ep->rxq_len < ep->recv_queue; i++)
+		if (doca_pe_progress(ep->pe) == 0)
+			break;
+}
+
+static void
+ep_msg_unlink(struct doca_comm_channel_ep_t *ep, struct ep_msg *m)
+{
+	TAILQ_REMOVE(&ep->rxq, m, next);
+	ep->rxq_len--;
 }
 
 static struct ep_msg *
@@ -155,6 +177,7 @@ ep_msg_new(struct doca_comm_channel_addr_t *peer, const void *data, uint32_t len
 	if (len != 0)
 		memcpy(m->data, data, len);
 	TAILQ_INSERT_TAIL(&peer->ep->rxq, m, next);
+	peer->ep->rxq_len++;
 	return m;
 }
 
@@ -195,7 +218,7 @@ ep_peer_free(struct doca_comm_channel_ep_t *ep, struct doca_comm_channel_addr_t 
 
 	DC_TAILQ_FOREACH_SAFE(m, &ep->rxq, next, tmp) {
 		if (m->peer == peer) {
-			TAILQ_REMOVE(&ep->rxq, m, next);
+			ep_msg_unlink(ep, m);
 			free(m);
 		}
 	}
@@ -819,7 +842,7 @@ doca_comm_channel_ep_recvfrom(struct doca_comm_channel_ep_t *local_ep, void *msg
 		ret = DOCA_ERROR_AGAIN;
 		goto out;
 	}
-	TAILQ_REMOVE(&local_ep->rxq, m, next);
+	ep_msg_unlink(local_ep, m);
 	*peer_addr = m->peer;
 	if (m->reset) {
 		ret = DOCA_ERROR_CONNECTION_RESET;
@@ -894,7 +917,7 @@ doca_comm_channel_ep_destroy(struct doca_comm_channel_ep_t *local_ep)
 	while ((peer = TAILQ_FIRST(&local_ep->peers)) != NULL)
 		ep_peer_free(local_ep, peer);
 	while ((m = TAILQ_FIRST(&local_ep->rxq)) != NULL) {
-		TAILQ_REMOVE(&local_ep->rxq, m, next);
+		ep_msg_unlink(local_ep, m);
 		free(m);
 	}
 	free(local_ep->snapshot);
