@@ -1018,6 +1018,44 @@ test_ep_rx_backlog(void)
 	return 0;
 }
 
+/* One client reads nothing: its sends wait, holding send tasks, but only
+ * its share: the service still answers another client. */
+static int
+test_ep_send_share(void)
+{
+	struct doca_comm_channel_ep_t *svc, *a, *b;
+	struct doca_comm_channel_addr_t *pa, *pb, *fa, *fb, *f;
+	double deadline;
+	doca_error_t r;
+	char buf[64];
+	size_t len;
+	int i;
+
+	if (ep_service("test_doca_ep_share", &svc) != 0 ||
+	    ep_client(svc, "test_doca_ep_share", "a", &a, &pa, &fa) != 0 ||
+	    ep_client(svc, "test_doca_ep_share", "b", &b, &pb, &fb) != 0 || ep_fill(svc, fa) != 0)
+		return -1;
+	deadline = now() + 30;
+	for (i = 0; i < 10; i++) {
+		int tries = 0;
+
+		do {
+			r = doca_comm_channel_ep_sendto(svc, "to b", 4, DOCA_CC_MSG_FLAG_NONE, fb);
+			if (r == DOCA_ERROR_AGAIN) {
+				/* b reads what it has. */
+				len = sizeof(buf);
+				doca_comm_channel_ep_recvfrom(b, buf, &len, DOCA_CC_MSG_FLAG_NONE, &f);
+			}
+		} while (r == DOCA_ERROR_AGAIN && ++tries < 1000 && now() < deadline);
+		CHECK(r == DOCA_SUCCESS, "send %d to the reading client: %s (a non-reading client holds the send queue)",
+		      i, doca_error_get_name(r));
+	}
+	CHECK_OK(doca_comm_channel_ep_destroy(a));
+	CHECK_OK(doca_comm_channel_ep_destroy(b));
+	CHECK_OK(doca_comm_channel_ep_destroy(svc));
+	return 0;
+}
+
 /* ---------------------------------------------------------------- doca_cc */
 
 static bool cc_got;
@@ -1085,6 +1123,7 @@ static const struct {
 	{ "ep_destroy_connected", test_ep_destroy_connected },
 	{ "ep_peer_left", test_ep_peer_left },
 	{ "ep_rx_backlog", test_ep_rx_backlog },
+	{ "ep_send_share", test_ep_send_share },
 	{ "doca_cc", test_doca_cc },
 };
 

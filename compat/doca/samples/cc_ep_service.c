@@ -8,8 +8,11 @@
  * and the host function's representor (-r) listens on a name; the program
  * sleeps in epoll on the endpoint's receive and service event channels,
  * re-arming them after each wake-up; each message is answered with -t
- * (when the send queue is full, it waits on the send channel); a peer
- * that left is disconnected. It exits after -n clients came and went.
+ * (when the send queue is full, it waits on the send channel, a second at
+ * most); a peer that left is disconnected. A peer whose answer cannot be
+ * sent (it reads nothing, or any other error of its own) is disconnected
+ * too, and counts as gone: one peer never stops the service. It exits
+ * after -n clients came and went.
  */
 
 #include <stdio.h>
@@ -42,12 +45,14 @@ wait_fd(int epfd, int fd_wanted, int timeout_ms)
 	return n > 0 ? 0 : n;
 }
 
-/* Send, sleeping on the send channel while the queue is full. */
+/* Send, sleeping on the send channel while the queue (or this peer's
+ * share of it) is full, a second at most: a peer that reads nothing for
+ * that long holds up every other peer's answers. */
 static doca_error_t
 send_all(struct doca_comm_channel_ep_t *ep, struct doca_comm_channel_addr_t *peer, const char *text,
 	 int send_epfd, int send_fd)
 {
-	double deadline = sample_now() + 60;
+	double deadline = sample_now() + 1;
 	doca_error_t ret;
 
 	for (;;) {
@@ -55,7 +60,7 @@ send_all(struct doca_comm_channel_ep_t *ep, struct doca_comm_channel_addr_t *pee
 		if (ret != DOCA_ERROR_AGAIN || sample_now() > deadline)
 			return ret;
 		doca_comm_channel_ep_event_handle_arm_send(ep);
-		wait_fd(send_epfd, send_fd, 1000);
+		wait_fd(send_epfd, send_fd, 100);
 	}
 }
 
@@ -158,11 +163,15 @@ main(int argc, char **argv)
 			}
 			doca_comm_channel_peer_addr_set_user_data(peer, (uint64_t)answered + 1);
 			ret = send_all(ep, peer, cfg.text, send_epfd, send_fd);
-			if (ret != DOCA_SUCCESS && ret != DOCA_ERROR_CONNECTION_RESET) {
-				DOCA_LOG_ERR("sendto: %s", doca_error_get_descr(ret));
-				goto destroy;
+			if (ret == DOCA_SUCCESS || ret == DOCA_ERROR_CONNECTION_RESET) {
+				answered++;
+			} else {
+				/* That peer's problem, not the service's: it goes
+				 * (recvfrom reports a reset later otherwise). */
+				DOCA_LOG_WARN("sendto: %s; disconnecting that client", doca_error_get_descr(ret));
+				doca_comm_channel_ep_disconnect(ep, peer);
+				left++;
 			}
-			answered++;
 		}
 		if (left >= cfg.count)
 			break;

@@ -112,6 +112,7 @@ dcc_send_queue(struct doca_comch_task_send *t)
 		t->copied = true;
 	}
 	TAILQ_INSERT_TAIL(&t->conn->pending, t, next);
+	t->conn->nb_pending++;
 }
 
 static doca_error_t
@@ -172,6 +173,7 @@ dcc_conn_flush(struct doca_comch_connection *conn)
 		if (ret == -EAGAIN)
 			break;
 		TAILQ_REMOVE(&conn->pending, t, next);
+		conn->nb_pending--;
 		dc_task_complete(&t->base, ret == 0 ? DOCA_SUCCESS : dc_errno(ret));
 		n++;
 	}
@@ -186,6 +188,7 @@ dcc_conn_fail_pending(struct doca_comch_connection *conn, doca_error_t status)
 
 	while ((t = TAILQ_FIRST(&conn->pending)) != NULL) {
 		TAILQ_REMOVE(&conn->pending, t, next);
+		conn->nb_pending--;
 		dc_task_complete(&t->base, status);
 	}
 }
@@ -211,6 +214,12 @@ dcc_send_alloc(struct dcc_common *c, struct doca_comch_connection *peer, const v
 	}
 	if (unlikely(peer->released))
 		return DOCA_ERROR_NOT_CONNECTED;
+	/* A server's connection whose peer takes nothing holds at most as
+	 * many waiting sends as the pool still has free: the other
+	 * connections always find tasks. */
+	if (unlikely(peer->server != NULL && peer->nb_pending != 0 &&
+		     peer->nb_pending >= c->send_pool->nb_free))
+		return DOCA_ERROR_NO_MEMORY;
 	ret = dc_task_alloc(c->send_pool, &base);
 	if (unlikely(ret != DOCA_SUCCESS))
 		return ret;

@@ -27,6 +27,7 @@ struct doca_comch_connection {
 	TAILQ_ENTRY(doca_comch_connection) next;
 	/* Sends submitted while the peer's queue was full, in order. */
 	TAILQ_HEAD(, doca_comch_task_send) pending;
+	uint32_t nb_pending;     /* tasks in pending */
 	uint32_t nb_fp;          /* producers and consumers on it */
 	bool lost;               /* the peer left: sends fail */
 	bool released;           /* its rte_comch_conn is gone */

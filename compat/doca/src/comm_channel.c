@@ -784,7 +784,7 @@ doca_comm_channel_ep_sendto(struct doca_comm_channel_ep_t *local_ep, const void 
 		ret = ep_send_alloc(local_ep, peer_addr, msg, len, &task);
 	}
 	if (ret == DOCA_ERROR_NO_MEMORY) {
-		ret = DOCA_ERROR_AGAIN;   /* the send queue is full */
+		ret = DOCA_ERROR_AGAIN;   /* the send queue (or this peer's share) is full */
 		goto out;
 	}
 	if (ret != DOCA_SUCCESS)
