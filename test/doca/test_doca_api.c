@@ -35,7 +35,7 @@
 #include <doca_mmap.h>
 #include <doca_pe.h>
 
-#include "dc_priv.h"
+#include "comch_priv.h"
 
 #define CHECK(cond, ...) do { \
 	if (!(cond)) { \
@@ -1056,6 +1056,73 @@ test_ep_send_share(void)
 	return 0;
 }
 
+static uint32_t churn_conns, churn_gone;
+
+static void
+churn_connect(struct doca_comch_event_connection_status_changed *e, struct doca_comch_connection *c, uint8_t ok)
+{
+	(void)e;
+	(void)c;
+	(void)ok;
+	churn_conns++;
+}
+
+static void
+churn_disconnect(struct doca_comch_event_connection_status_changed *e, struct doca_comch_connection *c,
+		 uint8_t ok)
+{
+	(void)e;
+	(void)c;
+	(void)ok;
+	churn_gone++;
+}
+
+#define CHURN_ROUNDS 64
+
+/* Clients come and go: the server frees their connections as it goes
+ * (the pointer is invalid once the disconnection callback returned), it
+ * does not keep them until it stops. */
+static int
+test_conn_churn(void)
+{
+	struct doca_comch_server *s;
+	struct doca_comch_client *c;
+	struct doca_pe *pe;
+	double deadline = now() + 60;
+	uint32_t i;
+
+	churn_conns = churn_gone = 0;
+	CHECK_OK(doca_pe_create(&pe));
+	CHECK_OK(doca_comch_server_create(dpu, rep, "test_doca_churn", &s));
+	CHECK_OK(doca_comch_server_event_msg_recv_register(s, on_srv_msg));
+	CHECK_OK(doca_comch_server_event_connection_status_changed_register(s, churn_connect, churn_disconnect));
+	CHECK_OK(doca_pe_connect_ctx(pe, doca_comch_server_as_ctx(s)));
+	CHECK_OK(doca_ctx_start(doca_comch_server_as_ctx(s)));
+	for (i = 0; i < CHURN_ROUNDS; i++) {
+		CHECK_OK(doca_comch_client_create(host, "test_doca_churn", &c));
+		CHECK_OK(doca_pe_connect_ctx(pe, doca_comch_client_as_ctx(c)));
+		CHECK_ERR(doca_ctx_start(doca_comch_client_as_ctx(c)), DOCA_ERROR_IN_PROGRESS);
+		CHECK(until_state(pe, NULL, doca_comch_client_as_ctx(c), DOCA_CTX_STATE_RUNNING) == 0, "client");
+		while (churn_conns != i + 1 && now() < deadline)
+			doca_pe_progress(pe);
+		CHECK(churn_conns == i + 1, "connections %u", churn_conns);
+		CHECK_OK(doca_ctx_stop(doca_comch_client_as_ctx(c)));
+		CHECK(until_state(pe, NULL, doca_comch_client_as_ctx(c), DOCA_CTX_STATE_IDLE) == 0, "stop");
+		CHECK_OK(doca_comch_client_destroy(c));
+		while (churn_gone != i + 1 && now() < deadline)
+			doca_pe_progress(pe);
+		CHECK(churn_gone == i + 1, "disconnections %u", churn_gone);
+	}
+	/* One more progress after the last disconnection frees it. */
+	doca_pe_progress(pe);
+	CHECK(dcc_server_nb_released(s) <= 1, "%u connections of %u kept after they left",
+	      dcc_server_nb_released(s), CHURN_ROUNDS);
+	CHECK_OK(doca_ctx_stop(doca_comch_server_as_ctx(s)));
+	CHECK_OK(doca_comch_server_destroy(s));
+	CHECK_OK(doca_pe_destroy(pe));
+	return 0;
+}
+
 /* ---------------------------------------------------------------- doca_cc */
 
 static bool cc_got;
@@ -1124,6 +1191,7 @@ static const struct {
 	{ "ep_peer_left", test_ep_peer_left },
 	{ "ep_rx_backlog", test_ep_rx_backlog },
 	{ "ep_send_share", test_ep_send_share },
+	{ "conn_churn", test_conn_churn },
 	{ "doca_cc", test_doca_cc },
 };
 

@@ -497,8 +497,8 @@ dcc_server_of(struct doca_ctx *ctx)
 }
 
 /* The server released @p conn (or is releasing all): it stays allocated,
- * marked, until the server stops, since the application may still hold
- * the pointer. */
+ * marked, until dcc_server_reap() finds no send task on it (the
+ * application was told: disconnection callback, or its own disconnect). */
 static void
 dcc_server_released(struct doca_comch_server *s, struct doca_comch_connection *conn)
 {
@@ -506,6 +506,40 @@ dcc_server_released(struct doca_comch_server *s, struct doca_comch_connection *c
 	conn->released = true;
 	TAILQ_REMOVE(&s->conns, conn, next);
 	TAILQ_INSERT_TAIL(&s->released, conn, next);
+}
+
+/* Does a task of the server's send pool still name @p conn? */
+static bool
+dcc_conn_has_tasks(const struct doca_comch_server *s, const struct doca_comch_connection *conn)
+{
+	const struct dc_task_pool *pool = s->c.send_pool;
+	uint32_t i;
+
+	if (pool == NULL || pool->nb_free == pool->conf.num)
+		return false;
+	for (i = 0; i < pool->conf.num; i++) {
+		const struct doca_comch_task_send *t =
+			(const struct doca_comch_task_send *)(const void *)(pool->mem + (size_t)i * pool->type->size);
+
+		if (t->base.state != DC_TASK_FREE && t->conn == conn)
+			return true;
+	}
+	return false;
+}
+
+/* Free released connections nothing refers to any more; outside the
+ * poll (lib/comch may still name them inside it). */
+static void
+dcc_server_reap(struct doca_comch_server *s)
+{
+	struct doca_comch_connection *conn, *tmp;
+
+	DC_TAILQ_FOREACH_SAFE(conn, &s->released, next, tmp) {
+		if (dcc_conn_has_tasks(s, conn))
+			continue;
+		TAILQ_REMOVE(&s->released, conn, next);
+		free(conn);
+	}
 }
 
 DC_EXPORT void
@@ -649,6 +683,8 @@ dcc_server_progress(struct doca_ctx *ctx)
 		if (!TAILQ_EMPTY(&conn->pending) && !conn->lost)
 			n += dcc_conn_flush(conn);
 	}
+	if (!TAILQ_EMPTY(&s->released))
+		dcc_server_reap(s);
 	return n;
 }
 

@@ -72,7 +72,10 @@ struct doca_comch_server {
 	doca_comch_event_connection_status_changed_cb_t disconnect_cb;
 	struct rte_comch_server *rte;
 	TAILQ_HEAD(, doca_comch_connection) conns;      /* not released */
-	TAILQ_HEAD(, doca_comch_connection) released;   /* freed at stop */
+	/* Released, freed at the next progress that finds none of the
+	 * server's send tasks on it (or at stop): after the disconnection
+	 * callback returned, or doca_comch_server_disconnect(). */
+	TAILQ_HEAD(, doca_comch_connection) released;
 };
 
 struct doca_comch_client {
@@ -141,5 +144,17 @@ void dcc_client_set_retry(struct doca_comch_client *client, bool retry);
 int dcc_client_last_error(const struct doca_comch_client *client);
 /* Internal: release a lost connection once nothing uses it. */
 void dcc_conn_try_release(struct doca_comch_connection *conn);
+
+/* For tests: released connections not freed yet. */
+static inline uint32_t
+dcc_server_nb_released(const struct doca_comch_server *server)
+{
+	const struct doca_comch_connection *conn;
+	uint32_t n = 0;
+
+	TAILQ_FOREACH(conn, &server->released, next)
+		n++;
+	return n;
+}
 
 #endif /* COMCH_PRIV_H */

@@ -271,14 +271,21 @@ ep_on_connect(struct doca_comch_event_connection_status_changed *event, struct d
 	ep->service_changed = true;
 }
 
+/* The server frees the connection once this returns (comch_ctrl.c): the
+ * peer forgets it. */
 static void
 ep_on_disconnect(struct doca_comch_event_connection_status_changed *event, struct doca_comch_connection *conn,
 		 uint8_t ok)
 {
+	struct doca_comm_channel_addr_t *peer = conn->ep_peer;
+
 	(void)event;
 	(void)ok;
-	if (conn->ep_peer != NULL)
-		ep_peer_lost(conn->ep_peer);
+	if (peer == NULL)
+		return;
+	ep_peer_lost(peer);
+	peer->conn = NULL;
+	conn->ep_peer = NULL;
 }
 
 /* Unlink a peer from its connection before the connection goes. */
@@ -875,6 +882,8 @@ doca_comm_channel_ep_disconnect(struct doca_comm_channel_ep_t *local_ep, struct 
 			ret = doca_comch_server_disconnect(local_ep->srv, peer_addr->conn);
 		if (ret != DOCA_SUCCESS)
 			goto out;
+		/* Released: the server frees it at a coming progress. */
+		ep_peer_detach(peer_addr);
 		/* Block until its sends are called back (flushed ones too). */
 		while (peer_addr->sends != 0)
 			doca_pe_progress(local_ep->pe);
@@ -1107,7 +1116,7 @@ doca_comm_channel_peer_addr_update_info(struct doca_comm_channel_addr_t *peer_ad
 		ret = DOCA_ERROR_CONNECTION_ABORTED;
 		break;
 	default:
-		if (rte_comch_conn_stats_get(peer_addr->conn->rte, &st) != 0) {
+		if (peer_addr->conn == NULL || rte_comch_conn_stats_get(peer_addr->conn->rte, &st) != 0) {
 			ret = DOCA_ERROR_CONNECTION_ABORTED;
 			break;
 		}
