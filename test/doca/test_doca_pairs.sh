@@ -5,12 +5,15 @@
 # two processes, a DPU and a host, on the emulated BlueField configured in
 # DOCA_COMCH_EMU (the programs know nothing of it: -p 03:00.0 -r 03:00.1
 # on the DPU, -p 03:00.1 on the host, as on real hardware). Then what the
-# vendor documents as errors. Every wait is a process exit under a
+# vendor documents as errors. Then the DPU samples against a hostile host
+# (doca_hostile_host): what it does to them stays with its own connection
+# and within what was announced. Every wait is a process exit under a
 # timeout or a line the program prints; no sleep decides anything.
 #
-# Usage: test_doca_pairs.sh <build/compat/doca/samples>
+# Usage: test_doca_pairs.sh <build/compat/doca/samples> <doca_hostile_host>
 set -u
-B=${1:?usage: $0 build/compat/doca/samples}
+B=${1:?usage: $0 build/compat/doca/samples build/test/doca/doca_hostile_host}
+H=${2:?usage: $0 build/compat/doca/samples build/test/doca/doca_hostile_host}
 dir=$(mktemp -d /tmp/doca-pairs.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 export DOCA_COMCH_EMU="dpu 03:00.0 pf0=03:00.1 pf0vf0=03:00.2 path=$dir/link"
@@ -25,6 +28,34 @@ wait_line() {
 		timeout 0.1 tail -f /dev/null 2>/dev/null
 	done
 	return 1
+}
+
+# wait_match FILE ERE PID: wait_line with an extended regular expression.
+wait_match() {
+	local i
+	for i in $(seq 1 600); do
+		grep -qE "$2" "$1" 2>/dev/null && return 0
+		kill -0 "$3" 2>/dev/null || return 1
+		timeout 0.1 tail -f /dev/null 2>/dev/null
+	done
+	return 1
+}
+
+# wait_pid PID SECONDS: its exit status; killed (status 124) if it is
+# still running after SECONDS.
+wait_pid() {
+	local i
+	for i in $(seq 1 $(($2 * 10))); do
+		kill -0 "$1" 2>/dev/null || break
+		timeout 0.1 tail -f /dev/null 2>/dev/null
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		kill -CONT "$1" 2>/dev/null
+		kill -9 "$1" 2>/dev/null
+		wait "$1" 2>/dev/null
+		return 124
+	fi
+	wait "$1"
 }
 
 # run_pair NAME "SERVER CMD" "CLIENT CMD" SERVER_EXPECT CLIENT_EXPECT [READY]
@@ -131,4 +162,60 @@ DOCA_COMCH_EMU="dpu 03:00.0 colour=blue" expect bad-config 1 'unknown key "colou
 	$B/doca_comch_ctrl_client -p 03:00.1
 DOCA_COMCH_EMU= DOCA_COMCH_EMU_CONF=$dir/nonexistent expect bad-conf-file 1 \
 	"DOCA_COMCH_EMU_CONF=$dir/nonexistent: cannot read" $B/doca_comch_ctrl_client -p 03:00.1
+
+# --- The DPU samples against a hostile host.
+
+# hostile_file NAME "SERVER OPTIONS" SCRIPT RC_WANTED SIZE_WANTED TEXT...:
+# doca_comch_file_server writing $dir/NAME.out, the hostile host sending
+# SCRIPT (doca_hostile_host.c); the server must exit with RC_WANTED,
+# leave SIZE_WANTED bytes in its file and print every TEXT.
+hostile_file() {
+	local name=$1 sopt=$2 script=$3 want=$4 size=$5 spid src hrc got t bad=
+	shift 5
+	timeout 120 $B/doca_comch_file_server -p 03:00.0 -r 03:00.1 -f "$dir/$name.out" $sopt \
+		> "$dir/$name.srv" 2>&1 &
+	spid=$!
+	if ! wait_line "$dir/$name.srv" "server: listening" $spid; then
+		bad="the server did not listen"
+	else
+		timeout 120 $H 03:00.1 file "$script" > "$dir/$name.hos" 2>&1
+		hrc=$?
+		[ $hrc -eq 0 ] || bad="the hostile host exited $hrc"
+	fi
+	wait $spid
+	src=$?
+	got=$(stat -c %s "$dir/$name.out" 2>/dev/null)
+	[ $src -eq "$want" ] || bad="$bad${bad:+; }server rc $src (expected $want)"
+	[ "$got" = "$size" ] || bad="$bad${bad:+; }the file has ${got:-no} bytes (expected $size)"
+	for t in "$@"; do
+		grep -qF -- "$t" "$dir/$name.srv" || bad="$bad${bad:+; }no line with \"$t\""
+	done
+	if [ -n "$bad" ]; then
+		echo "FAIL $name: $bad"
+		echo "--- server: doca_comch_file_server $sopt"; cat "$dir/$name.srv"
+		echo "--- hostile host: $script"; cat "$dir/$name.hos" 2>/dev/null
+		fail=1
+	else
+		echo "ok $name"
+	fi
+	rm -f "$dir/$name.out"
+}
+
+# A host announces 10000 bytes and sends 50000: the server writes the
+# 10 chunks that fit, refuses the 11th, says why and exits 1.
+hostile_file file-overrun "" "start:10000 chunks:50 end" 1 10000 \
+	"Protocol violation: chunk 10 (1000 bytes) would pass the announced size of 10000 bytes; stopped writing at 10000 bytes"
+# A matching FILE_END, then more chunks and another FILE_END: the file
+# checked stays as it was.
+hostile_file file-after-end "" "start:5000 chunks:5 end chunks:20 end" 1 5000 \
+	"server: received 5000 of 5000 bytes in 5 chunks; CRC-32" ": match" \
+	"Protocol violation: a message (type 2) after FILE_END; stopped writing at 5000 bytes"
+# A second FILE_START in the middle of a file.
+hostile_file file-second-start "" "start:5000 chunks:2 start:3000 chunks:3 end" 1 2000 \
+	"Protocol violation: a second FILE_START; stopped writing at 2000 bytes"
+# More than --max-size announced: nothing is written.
+hostile_file file-max-size "--max-size 100000" "start:1000000 chunks:5 end" 1 0 \
+	"Protocol violation: the host announced 1000000 bytes, more than --max-size 100000; stopped writing at 0 bytes"
+expect file-help 0 "-m, --max-size <BYTES>" $B/doca_comch_file_server -h
+
 exit $fail

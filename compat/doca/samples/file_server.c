@@ -8,8 +8,18 @@
  * compares it with the host's and answers with it. With -s N it stops
  * reading for N ms after the first chunk (a slow receiver: the host
  * meets back pressure). Exits once the host left.
+ *
+ * One host, one file: the first connection is served, any other is
+ * closed at once. The host is not trusted: a FILE_START announcing more
+ * than --max-size bytes, a chunk that would take the file past the size
+ * announced, a second FILE_START, or anything after FILE_END is a
+ * protocol violation: nothing more is written (the file keeps at most the
+ * announced size), the reason is logged ("Protocol violation: ...") and
+ * the program exits 1, as for any other failed transfer.
  */
 
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +37,13 @@
 
 DOCA_LOG_REGISTER(COMCH_FILE::SERVER);
 
+#define DEFAULT_MAX_SIZE (UINT64_C(1) << 30)   /* --max-size */
+
 static struct {
 	struct doca_comch_server *server;
+	struct doca_comch_connection *conn;   /* the host served */
 	FILE *out;
+	uint64_t max_size;
 	uint64_t size;
 	uint64_t written;
 	uint32_t next_seq;
@@ -40,13 +54,27 @@ static struct {
 	bool stall_pending;
 	int stall_ms;
 	doca_error_t result;
-} st = { .result = DOCA_SUCCESS };
+} st = { .result = DOCA_SUCCESS, .max_size = DEFAULT_MAX_SIZE };
 
 static void
 fail(const char *why)
 {
 	DOCA_LOG_ERR("%s", why);
 	st.result = DOCA_ERROR_UNEXPECTED;
+}
+
+/* The host broke the protocol: nothing more is written, the transfer ends. */
+static void __attribute__((format(printf, 1, 2)))
+violation(const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	DOCA_LOG_ERR("Protocol violation: %s; stopped writing at %lu bytes", why, (unsigned long)st.written);
+	st.result = DOCA_ERROR_BAD_STATE;
 }
 
 static void
@@ -75,23 +103,45 @@ received(struct doca_comch_event_msg_recv *event, uint8_t *buf, uint32_t len, st
 	uint32_t crc, ok;
 
 	(void)event;
+	/* After a failure the loop ends; what its last progress still
+	 * delivers (the same batch) is not looked at. */
+	if (st.result != DOCA_SUCCESS || conn != st.conn)
+		return;
 	if (len < sizeof(h)) {
 		fail("A message shorter than its header");
 		return;
 	}
 	memcpy(&h, buf, sizeof(h));
+	if (st.done) {
+		violation("a message (type %u) after FILE_END", h.type);
+		return;
+	}
 	switch (h.type) {
 	case FILE_START:
-		if (st.started || len != sizeof(h) + 8) {
+		if (st.started) {
+			violation("a second FILE_START");
+			return;
+		}
+		if (len != sizeof(h) + 8) {
 			fail("Unexpected start");
 			return;
 		}
 		memcpy(&st.size, buf + sizeof(h), 8);
+		if (st.size > st.max_size) {
+			violation("the host announced %lu bytes, more than --max-size %lu", (unsigned long)st.size,
+				  (unsigned long)st.max_size);
+			return;
+		}
 		st.started = true;
 		break;
 	case FILE_CHUNK:
 		if (!st.started || h.seq != st.next_seq) {
 			fail("A chunk out of order");
+			return;
+		}
+		if (len - sizeof(h) > st.size - st.written) {
+			violation("chunk %u (%lu bytes) would pass the announced size of %lu bytes", h.seq,
+				  (unsigned long)(len - sizeof(h)), (unsigned long)st.size);
 			return;
 		}
 		st.next_seq++;
@@ -135,8 +185,16 @@ static void
 connected(struct doca_comch_event_connection_status_changed *event, struct doca_comch_connection *conn, uint8_t ok)
 {
 	(void)event;
-	(void)conn;
-	(void)ok;
+	if (!ok)
+		return;
+	if (st.conn == NULL) {
+		st.conn = conn;
+		return;
+	}
+	/* One host, one file: another connection is closed at once. */
+	printf("server: serving one host; closing a second connection\n");
+	if (doca_comch_server_disconnect(st.server, conn) != DOCA_SUCCESS)
+		DOCA_LOG_WARN("Cannot close the second connection; its messages are ignored");
 }
 
 static void
@@ -144,9 +202,9 @@ disconnected(struct doca_comch_event_connection_status_changed *event, struct do
 	     uint8_t ok)
 {
 	(void)event;
-	(void)conn;
 	(void)ok;
-	st.host_left = true;
+	if (conn == st.conn)
+		st.host_left = true;
 }
 
 static doca_error_t
@@ -154,6 +212,24 @@ stall_cb(void *param, void *config)
 {
 	(void)config;
 	st.stall_ms = *(int *)param;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t
+max_size_cb(void *param, void *config)
+{
+	const char *s = param;
+	unsigned long long v;
+	char *end;
+
+	(void)config;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno != 0 || end == s || *end != '\0' || s[0] == '-') {
+		DOCA_LOG_ERR("--max-size: a number of bytes is expected, not \"%s\"", s);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	st.max_size = v;
 	return DOCA_SUCCESS;
 }
 
@@ -187,6 +263,18 @@ main(int argc, char **argv)
 		doca_argp_param_set_description(param, "Stop reading for this long after the first chunk");
 		doca_argp_param_set_callback(param, stall_cb);
 		doca_argp_param_set_type(param, DOCA_ARGP_TYPE_INT);
+		ret = doca_argp_register_param(param);
+	}
+	if (ret == DOCA_SUCCESS)
+		ret = doca_argp_param_create(&param);
+	if (ret == DOCA_SUCCESS) {
+		doca_argp_param_set_short_name(param, "m");
+		doca_argp_param_set_long_name(param, "max-size");
+		doca_argp_param_set_arguments(param, "<BYTES>");
+		doca_argp_param_set_description(param, "Refuse a file announced larger than this (default 1073741824); "
+						       "the file never grows past the size announced");
+		doca_argp_param_set_callback(param, max_size_cb);
+		doca_argp_param_set_type(param, DOCA_ARGP_TYPE_STRING);
 		ret = doca_argp_register_param(param);
 	}
 	if (ret == DOCA_SUCCESS)
