@@ -218,4 +218,62 @@ hostile_file file-max-size "--max-size 100000" "start:1000000 chunks:5 end" 1 0 
 	"Protocol violation: the host announced 1000000 bytes, more than --max-size 100000; stopped writing at 0 bytes"
 expect file-help 0 "-m, --max-size <BYTES>" $B/doca_comch_file_server -h
 
+# While doca_comch_data_server serves an honest client, a second
+# connection to it announces 3 consumers: the honest client gets all its
+# messages, the server exits 0. The order is made certain by stopping
+# the processes (SIGSTOP): the server learns the honest client's consumer
+# first, then the client is held still (the exchange cannot end) until
+# the server has seen the second connection's consumers or closed it.
+hostile_data() {
+	local name=data-second-conn spid cpid hpid src crc bad=
+	# Neither under timeout(1): they are stopped and continued below
+	# (wait_pid bounds them).
+	$B/doca_comch_data_server -p 03:00.0 -r 03:00.1 -t from-dpu -n 20000 > "$dir/$name.srv" 2>&1 &
+	spid=$!
+	wait_line "$dir/$name.srv" "server: listening" $spid || bad="the server did not listen"
+	$B/doca_comch_data_client -p 03:00.1 -t from-host -n 20000 > "$dir/$name.cli" 2>&1 &
+	cpid=$!
+	if [ -z "$bad" ] && ! wait_line "$dir/$name.srv" "server: client connected" $spid; then
+		bad="the client did not connect"
+	fi
+	kill -STOP $spid
+	if [ -z "$bad" ] && ! wait_line "$dir/$name.cli" "Consumer 1 started" $cpid; then
+		bad="the client did not start its consumer"
+	fi
+	kill -STOP $cpid
+	kill -CONT $spid
+	if [ -z "$bad" ] && ! wait_line "$dir/$name.srv" "Peer consumer 1 is there" $spid; then
+		bad="the server did not see the client's consumer"
+	fi
+	timeout 120 $H 03:00.1 consumers doca_comch_data_sample 3 100 > "$dir/$name.hos" 2>&1 &
+	hpid=$!
+	if [ -z "$bad" ] && ! wait_match "$dir/$name.srv" \
+	     "Peer consumer 3 is there|serving one client; closing a second connection" $spid; then
+		bad="the server saw neither the second connection's consumers nor closed it"
+	fi
+	kill -CONT $cpid
+	wait_pid $cpid 100
+	crc=$?
+	wait_pid $spid 100
+	src=$?
+	kill $hpid 2>/dev/null
+	wait $hpid
+	[ $crc -eq 0 ] || bad="$bad${bad:+; }the honest client exited $crc"
+	[ $src -eq 0 ] || bad="$bad${bad:+; }the server exited $src"
+	grep -qF 'client: received 20000 messages through the fast path, the last: "from-dpu #19999"' \
+		"$dir/$name.cli" || bad="$bad${bad:+; }the honest client did not receive everything"
+	grep -qF 'server: received 20000 messages through the fast path, the last: "from-host #19999"' \
+		"$dir/$name.srv" || bad="$bad${bad:+; }the server did not receive everything"
+	if [ -n "$bad" ]; then
+		echo "FAIL $name: $bad"
+		echo "--- server"; cat "$dir/$name.srv"
+		echo "--- honest client"; cat "$dir/$name.cli"
+		echo "--- hostile host"; cat "$dir/$name.hos"
+		fail=1
+	else
+		echo "ok $name"
+	fi
+}
+hostile_data
+
 exit $fail

@@ -7,6 +7,9 @@
  * server (-p, -r) whose connection carries a consumer and a producer on
  * each side; -n messages "<-t> #i" go each way (fast_path.c). The server
  * waits for the client, runs the fast path, then for the client to leave.
+ * One client is served: a second connection is closed at once, and the
+ * consumers of any other connection never change where the server sends
+ * (fast_path.c keeps the peer's consumer per connection).
  */
 
 #include <stdio.h>
@@ -27,6 +30,7 @@ DOCA_LOG_REGISTER(COMCH_DATA_SERVER);
 
 #define SERVER_NAME "doca_comch_data_sample"
 
+static struct doca_comch_server *server;
 static struct doca_comch_connection *the_conn;
 static bool client_left;
 
@@ -35,8 +39,17 @@ client_connected(struct doca_comch_event_connection_status_changed *event, struc
 		 uint8_t ok)
 {
 	(void)event;
-	if (ok && the_conn == NULL)
+	if (!ok)
+		return;
+	if (the_conn == NULL) {
 		the_conn = conn;
+		return;
+	}
+	/* One client is served; another connection is closed at once (its
+	 * host is told), whatever it would have done. */
+	printf("server: serving one client; closing a second connection\n");
+	if (doca_comch_server_disconnect(server, conn) != DOCA_SUCCESS)
+		DOCA_LOG_WARN("Cannot close the second connection; it is ignored");
 }
 
 static void
@@ -71,7 +84,6 @@ main(int argc, char **argv)
 {
 	struct sample_cfg cfg = { .text = "from the DPU", .count = 1 };
 	struct timespec nap = { .tv_sec = 0, .tv_nsec = 20000 };
-	struct doca_comch_server *server = NULL;
 	struct doca_log_backend *sdk_log;
 	struct doca_dev_rep *rep = NULL;
 	struct doca_dev *dev = NULL;

@@ -32,8 +32,6 @@ DOCA_LOG_REGISTER(FAST_PATH);
 #define FP_SENDS 16          /* send tasks in flight at most */
 #define FP_BUF_SIZE 4096
 
-volatile uint32_t fp_remote_consumer_id;
-
 struct fp_state {
 	const char *who;
 	const char *text;
@@ -47,18 +45,22 @@ struct fp_state {
 void
 fp_new_consumer(struct doca_comch_event_consumer *event, struct doca_comch_connection *conn, uint32_t id)
 {
+	union doca_data ud = { .u64 = id };
+
 	(void)event;
-	(void)conn;
 	DOCA_LOG_INFO("Peer consumer %u is there", id);
-	fp_remote_consumer_id = id;
+	(void)doca_comch_connection_set_user_data(conn, ud);
 }
 
 void
 fp_expired_consumer(struct doca_comch_event_consumer *event, struct doca_comch_connection *conn, uint32_t id)
 {
+	union doca_data none = { .u64 = 0 };
+
 	(void)event;
-	(void)conn;
 	DOCA_LOG_INFO("Peer consumer %u is gone", id);
+	if (doca_comch_connection_get_user_data(conn).u64 == id)
+		(void)doca_comch_connection_set_user_data(conn, none);
 }
 
 static void
@@ -162,7 +164,7 @@ fp_run(const char *who, struct doca_pe *pe, struct doca_dev *dev, struct doca_co
 	struct doca_buf_inventory *inv = NULL;
 	struct doca_mmap *mmap = NULL;
 	union doca_data ud = { .ptr = &st };
-	uint32_t next_send = 0, my_id = 0, i;
+	uint32_t next_send = 0, my_id = 0, peer_id, i;
 	double deadline;
 	char *mem;
 	doca_error_t ret;
@@ -245,8 +247,10 @@ fp_run(const char *who, struct doca_pe *pe, struct doca_dev *dev, struct doca_co
 	deadline = sample_now() + 60;
 	while ((st.received < count || st.sent_done < count) && st.result == DOCA_SUCCESS) {
 		/* Send the next message while a task and the peer's consumer
-		 * are there; "again" means no buffer is posted there yet. */
-		if (next_send < count && next_send - st.sent_done < FP_SENDS && fp_remote_consumer_id != 0) {
+		 * (of this connection) are there; "again" means no buffer is
+		 * posted there yet. */
+		peer_id = (uint32_t)doca_comch_connection_get_user_data(conn).u64;
+		if (next_send < count && next_send - st.sent_done < FP_SENDS && peer_id != 0) {
 			struct doca_buf *b = sbuf[next_send % FP_SENDS];
 			void *head;
 			int n;
@@ -255,8 +259,7 @@ fp_run(const char *who, struct doca_pe *pe, struct doca_dev *dev, struct doca_co
 			n = snprintf(head, FP_BUF_SIZE, "%s #%u", text, next_send);
 			doca_buf_set_data(b, head, (size_t)n);
 			ret = doca_comch_producer_task_send_alloc_init(producer, b, (uint8_t *)&next_send,
-								       sizeof(next_send), fp_remote_consumer_id,
-								       &stask);
+								       sizeof(next_send), peer_id, &stask);
 			if (ret == DOCA_SUCCESS) {
 				ret = doca_task_submit(doca_comch_producer_task_send_as_task(stask));
 				if (ret == DOCA_SUCCESS)

@@ -14,10 +14,12 @@
 #include <doca_error.h>
 #include <doca_pe.h>
 
-/* Set by the consumer events of the server or client: the peer's
- * consumer, 0 until it announced one (ids are never 0). */
-extern volatile uint32_t fp_remote_consumer_id;
-
+/* The consumer events of the server or client: the id the peer of that
+ * connection announced is kept in the connection's user data (0 until it
+ * announced one; ids are never 0), so that each connection has its own:
+ * consumer ids are per connection, and a server's other connections
+ * cannot change where fp_run() sends. The programs using these leave the
+ * connection's user data to them. */
 void fp_new_consumer(struct doca_comch_event_consumer *event, struct doca_comch_connection *conn, uint32_t id);
 void fp_expired_consumer(struct doca_comch_event_consumer *event, struct doca_comch_connection *conn,
 			 uint32_t id);
