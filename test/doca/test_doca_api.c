@@ -1018,6 +1018,76 @@ test_ep_rx_backlog(void)
 	return 0;
 }
 
+/* The service's backlog is full and it answers without reading first:
+ * its sends' completions still run (the backlog stops the intake, not
+ * the sends), so every answer goes once the client reads. */
+#define EP_ANSWERS 48
+
+static int
+test_ep_answer_backlog(void)
+{
+	struct doca_comm_channel_ep_t *svc, *cl;
+	struct doca_comm_channel_addr_t *peer, *from, *f;
+	uint32_t seq = 0, i, got = 0, v;
+	int again = 0, tries;
+	double deadline;
+	doca_error_t r;
+	char buf[64];
+	size_t len;
+
+	if (ep_service("test_doca_ep_answer", &svc) != 0 ||
+	    ep_client(svc, "test_doca_ep_answer", "hi", &cl, &peer, &from) != 0)
+		return -1;
+	deadline = now() + 30;
+	/* Fill the service's backlog: the client sends until its sends wait. */
+	while (again < 1000) {
+		CHECK(now() < deadline, "flood");
+		r = doca_comm_channel_ep_sendto(cl, &seq, sizeof(seq), DOCA_CC_MSG_FLAG_NONE, peer);
+		if (r == DOCA_SUCCESS) {
+			seq++;
+			again = 0;
+			continue;
+		}
+		CHECK_ERR(r, DOCA_ERROR_AGAIN);
+		again++;
+		CHECK_OK(doca_comm_channel_ep_update_service_state_info(svc));
+	}
+	CHECK(seq >= 16, "the client sent only %u messages", seq);
+	/* Three times the send queue of answers, the client reading them. */
+	for (i = 0; i < EP_ANSWERS; i++) {
+		tries = 0;
+		do {
+			r = doca_comm_channel_ep_sendto(svc, &i, sizeof(i), DOCA_CC_MSG_FLAG_NONE, from);
+			if (r != DOCA_ERROR_AGAIN)
+				break;
+			len = sizeof(buf);
+			if (doca_comm_channel_ep_recvfrom(cl, buf, &len, DOCA_CC_MSG_FLAG_NONE, &f) ==
+			    DOCA_SUCCESS) {
+				memcpy(&v, buf, sizeof(v));
+				CHECK(len == sizeof(v) && v == got, "answer %u where %u was expected", v, got);
+				got++;
+			}
+		} while (++tries < 10000 && now() < deadline);
+		CHECK(r == DOCA_SUCCESS, "answer %u: %s after %d tries (the client reads)", i,
+		      doca_error_get_name(r), tries);
+	}
+	while (got < EP_ANSWERS) {
+		CHECK(now() < deadline, "the client received %u of %u answers", got, EP_ANSWERS);
+		CHECK_OK(doca_comm_channel_ep_update_service_state_info(svc));
+		len = sizeof(buf);
+		r = doca_comm_channel_ep_recvfrom(cl, buf, &len, DOCA_CC_MSG_FLAG_NONE, &f);
+		if (r == DOCA_ERROR_AGAIN)
+			continue;
+		CHECK_OK(r);
+		memcpy(&v, buf, sizeof(v));
+		CHECK(len == sizeof(v) && v == got, "answer %u where %u was expected", v, got);
+		got++;
+	}
+	CHECK_OK(doca_comm_channel_ep_destroy(cl));
+	CHECK_OK(doca_comm_channel_ep_destroy(svc));
+	return 0;
+}
+
 /* One client reads nothing: its sends wait, holding send tasks, but only
  * its share: the service still answers another client. */
 static int
@@ -1190,6 +1260,7 @@ static const struct {
 	{ "ep_destroy_connected", test_ep_destroy_connected },
 	{ "ep_peer_left", test_ep_peer_left },
 	{ "ep_rx_backlog", test_ep_rx_backlog },
+	{ "ep_answer_backlog", test_ep_answer_backlog },
 	{ "ep_send_share", test_ep_send_share },
 	{ "conn_churn", test_conn_churn },
 	{ "doca_cc", test_doca_cc },

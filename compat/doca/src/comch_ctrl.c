@@ -542,6 +542,24 @@ dcc_server_reap(struct doca_comch_server *s)
 	}
 }
 
+/* Retry the waiting sends of a server's connections, or of a client's
+ * connection, without polling for anything new (comm_channel.c, while
+ * its received backlog is full). */
+void
+dcc_flush_sends(struct doca_comch_server *server, struct doca_comch_client *client)
+{
+	struct doca_comch_connection *conn;
+
+	if (server != NULL) {
+		TAILQ_FOREACH(conn, &server->conns, next)
+			if (!TAILQ_EMPTY(&conn->pending) && !conn->lost)
+				dcc_conn_flush(conn);
+	}
+	if (client != NULL && client->conn != NULL && !client->conn->released &&
+	    !TAILQ_EMPTY(&client->conn->pending) && !client->conn->lost)
+		dcc_conn_flush(client->conn);
+}
+
 DC_EXPORT void
 dcc_conn_try_release(struct doca_comch_connection *conn)
 {

@@ -145,6 +145,9 @@ int dcc_client_last_error(const struct doca_comch_client *client);
 /* Internal: release a lost connection once nothing uses it. */
 void dcc_conn_try_release(struct doca_comch_connection *conn);
 
+/* Internal: retry waiting sends only (no poll for messages or clients). */
+void dcc_flush_sends(struct doca_comch_server *server, struct doca_comch_client *client);
+
 /* For tests: released connections not freed yet. */
 static inline uint32_t
 dcc_server_nb_released(const struct doca_comch_server *server)

@@ -142,9 +142,14 @@ doca_comm_channel_get_service_max_num_connections(struct doca_devinfo *devinfo, 
 
 /* ------------------------------------------------------------- internals */
 
-/* Progress the private engine: at most EP_PROGRESS_TURNS turns, none
- * while the received backlog is at its bound (one turn may take what the
- * rings hold, so the backlog stays below recv_queue + one turn's take). */
+/*
+ * Progress the private engine: at most EP_PROGRESS_TURNS turns. While the
+ * received backlog is at its bound (one turn may take what the rings
+ * hold, so it stays below recv_queue + one turn's take), nothing new is
+ * taken: only the waiting sends are retried and their completions run,
+ * so an application that answers what it read is never left without
+ * send tasks by its own backlog.
+ */
 static void
 ep_progress(struct doca_comm_channel_ep_t *ep)
 {
@@ -152,9 +157,15 @@ ep_progress(struct doca_comm_channel_ep_t *ep)
 
 	if (ep->pe == NULL)
 		return;
-	for (i = 0; i < EP_PROGRESS_TURNS && ep->rxq_len < ep->recv_queue; i++)
+	for (i = 0; i < EP_PROGRESS_TURNS; i++) {
+		if (ep->rxq_len >= ep->recv_queue) {
+			dcc_flush_sends(ep->srv, ep->cli);
+			dc_pe_complete(ep->pe);
+			return;
+		}
 		if (doca_pe_progress(ep->pe) == 0)
 			break;
+	}
 }
 
 static void

@@ -386,6 +386,19 @@ dc_pe_drain(struct doca_pe *pe)
 	return (int)done;
 }
 
+DC_EXPORT int
+dc_pe_complete(struct doca_pe *pe)
+{
+	int n;
+
+	if (pe == NULL || pe->in_progress || pe->cq_head == NULL)
+		return 0;
+	pe->in_progress = true;
+	n = dc_pe_drain(pe);
+	pe->in_progress = false;
+	return n;
+}
+
 DC_EXPORT uint8_t
 doca_pe_progress(struct doca_pe *pe)
 {

@@ -340,4 +340,8 @@ dc_pe_has_completions(const struct doca_pe *pe)
 	return pe->cq_head != NULL;
 }
 
+/* Run the completion callbacks queued so far, and nothing else (no
+ * context's progress); 0 from inside one of the engine's callbacks. */
+DC_EXPORT int dc_pe_complete(struct doca_pe *pe);
+
 #endif /* DC_PRIV_H */
