@@ -32,6 +32,7 @@ DOCA_LOG_REGISTER(COMCH_DATA_SERVER);
 
 static struct doca_comch_server *server;
 static struct doca_comch_connection *the_conn;
+static bool serving;      /* fp_run() has the_conn */
 static bool client_left;
 
 static void
@@ -58,8 +59,17 @@ client_disconnected(struct doca_comch_event_connection_status_changed *event, st
 {
 	(void)event;
 	(void)ok;
-	if (conn == the_conn)
-		client_left = true;
+	if (conn != the_conn)
+		return;
+	/* The connection object goes once this returns (the vendor's rule,
+	 * even within the progress that reported it connected): a client
+	 * that left before it was served is forgotten, the next one served. */
+	if (!serving) {
+		printf("server: a client left before it was served; waiting for another\n");
+		the_conn = NULL;
+		return;
+	}
+	client_left = true;
 }
 
 static void
@@ -143,6 +153,7 @@ main(int argc, char **argv)
 			nanosleep(&nap, NULL);
 	}
 	printf("server: client connected\n");
+	serving = true;   /* no progress until fp_run() holds the connection */
 	ret = fp_run("server", pe, dev, the_conn, cfg.text, (uint32_t)cfg.count);
 	/* The client leaves once its side is done too. */
 	deadline = sample_now() + 60;

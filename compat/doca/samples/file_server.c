@@ -187,11 +187,12 @@ connected(struct doca_comch_event_connection_status_changed *event, struct doca_
 	(void)event;
 	if (!ok)
 		return;
-	if (st.conn == NULL) {
+	if (st.conn == NULL && !st.host_left) {
 		st.conn = conn;
 		return;
 	}
-	/* One host, one file: another connection is closed at once. */
+	/* One host, one file: another connection is closed at once (and
+	 * any after the host left). */
 	printf("server: serving one host; closing a second connection\n");
 	if (doca_comch_server_disconnect(st.server, conn) != DOCA_SUCCESS)
 		DOCA_LOG_WARN("Cannot close the second connection; its messages are ignored");
@@ -203,8 +204,12 @@ disconnected(struct doca_comch_event_connection_status_changed *event, struct do
 {
 	(void)event;
 	(void)ok;
-	if (conn == st.conn)
+	/* The connection object goes once this returns (the vendor's rule):
+	 * forget it, so that no later connection can be taken for it. */
+	if (conn == st.conn) {
 		st.host_left = true;
+		st.conn = NULL;
+	}
 }
 
 static doca_error_t

@@ -568,8 +568,15 @@ dcc_conn_try_release(struct doca_comch_connection *conn)
 	if (!conn->lost || conn->released || conn->nb_fp != 0)
 		return;
 	if (s != NULL) {
-		/* Inside the poll this is deferred by lib/comch until it returns. */
-		rte_comch_server_disconnect(s->rte, conn->rte);
+		/* Inside the poll this is deferred by lib/comch until it
+		 * returns. Should it refuse (an object of lib/comch still on
+		 * it), the connection is left there, cut off from this one,
+		 * which is freed soon: nothing may lead back to it. */
+		if (rte_comch_server_disconnect(s->rte, conn->rte) != 0) {
+			DC_ERR("comch server %s: cannot release a lost connection; it is left as it is",
+			       s->c.name);
+			rte_comch_conn_user_data_set(conn->rte, 0);
+		}
 		dcc_server_released(s, conn);
 	}
 	/* A client's connection goes with the client's stop (progress). */
