@@ -954,6 +954,31 @@ test_ep_peer_left(void)
 
 #define EP_FLOOD 512
 
+/* The client @p cl sends numbered messages to @p peer until @p max went or
+ * its sends have waited 1000 times in a row, while the service @p svc
+ * progresses (its state) without reading; *@p seq counts what went. */
+static int
+ep_flood(struct doca_comm_channel_ep_t *svc, struct doca_comm_channel_ep_t *cl,
+	 struct doca_comm_channel_addr_t *peer, uint32_t max, uint32_t *seq, double deadline)
+{
+	doca_error_t r;
+	int again = 0;
+
+	while (*seq < max && again < 1000) {
+		CHECK(now() < deadline, "flood");
+		r = doca_comm_channel_ep_sendto(cl, seq, sizeof(*seq), DOCA_CC_MSG_FLAG_NONE, peer);
+		if (r == DOCA_SUCCESS) {
+			(*seq)++;
+			again = 0;
+			continue;
+		}
+		CHECK_ERR(r, DOCA_ERROR_AGAIN);
+		again++;
+		CHECK_OK(doca_comm_channel_ep_update_service_state_info(svc));
+	}
+	return 0;
+}
+
 /* A client sends far more than the service's receive queue while the
  * service progresses (its state) but reads nothing: the service holds a
  * bounded backlog, so the client meets back pressure after a bounded
@@ -965,7 +990,6 @@ test_ep_rx_backlog(void)
 	struct doca_comm_channel_ep_t *svc, *cl;
 	struct doca_comm_channel_addr_t *peer, *from, *f;
 	uint32_t seq = 0, got = 0, v;
-	int again = 0;
 	double deadline;
 	doca_error_t r;
 	char buf[64];
@@ -975,19 +999,8 @@ test_ep_rx_backlog(void)
 	    ep_client(svc, "test_doca_ep_flood", "hi", &cl, &peer, &from) != 0)
 		return -1;
 	deadline = now() + 30;
-	while (seq < EP_FLOOD && again < 1000) {
-		CHECK(now() < deadline, "flood");
-		r = doca_comm_channel_ep_sendto(cl, &seq, sizeof(seq), DOCA_CC_MSG_FLAG_NONE, peer);
-		if (r == DOCA_SUCCESS) {
-			seq++;
-			again = 0;
-			continue;
-		}
-		CHECK_ERR(r, DOCA_ERROR_AGAIN);
-		again++;
-		/* The service progresses without reading. */
-		CHECK_OK(doca_comm_channel_ep_update_service_state_info(svc));
-	}
+	if (ep_flood(svc, cl, peer, EP_FLOOD, &seq, deadline) != 0)
+		return -1;
 	/* What the client could send: the service's backlog (below twice its
 	 * receive queue), its ring (16), the client's send queue (16). */
 	CHECK(seq <= 4 * 16, "the service took %u messages without reading (receive queues 16)", seq);
@@ -1029,29 +1042,19 @@ test_ep_answer_backlog(void)
 	struct doca_comm_channel_ep_t *svc, *cl;
 	struct doca_comm_channel_addr_t *peer, *from, *f;
 	uint32_t seq = 0, i, got = 0, v;
-	int again = 0, tries;
 	double deadline;
 	doca_error_t r;
 	char buf[64];
 	size_t len;
+	int tries;
 
 	if (ep_service("test_doca_ep_answer", &svc) != 0 ||
 	    ep_client(svc, "test_doca_ep_answer", "hi", &cl, &peer, &from) != 0)
 		return -1;
 	deadline = now() + 30;
 	/* Fill the service's backlog: the client sends until its sends wait. */
-	while (again < 1000) {
-		CHECK(now() < deadline, "flood");
-		r = doca_comm_channel_ep_sendto(cl, &seq, sizeof(seq), DOCA_CC_MSG_FLAG_NONE, peer);
-		if (r == DOCA_SUCCESS) {
-			seq++;
-			again = 0;
-			continue;
-		}
-		CHECK_ERR(r, DOCA_ERROR_AGAIN);
-		again++;
-		CHECK_OK(doca_comm_channel_ep_update_service_state_info(svc));
-	}
+	if (ep_flood(svc, cl, peer, UINT32_MAX, &seq, deadline) != 0)
+		return -1;
 	CHECK(seq >= 16, "the client sent only %u messages", seq);
 	/* Three times the send queue of answers, the client reading them. */
 	for (i = 0; i < EP_ANSWERS; i++) {
