@@ -19,27 +19,20 @@ trap 'rm -rf "$dir"' EXIT
 export DOCA_COMCH_EMU="dpu 03:00.0 pf0=03:00.1 pf0vf0=03:00.2 path=$dir/link"
 fail=0
 
-# wait_line FILE TEXT PID: until FILE has TEXT (or PID exited), 60 s at most.
-wait_line() {
+# wait_grep -F|-E FILE PATTERN PID: until FILE has a line that PATTERN
+# (fixed text, or an extended regular expression) matches, or PID exited;
+# 60 s at most.
+wait_grep() {
 	local i
 	for i in $(seq 1 600); do
-		grep -qF "$2" "$1" 2>/dev/null && return 0
-		kill -0 "$3" 2>/dev/null || return 1
+		grep -q "$1" -- "$3" "$2" 2>/dev/null && return 0
+		kill -0 "$4" 2>/dev/null || return 1
 		timeout 0.1 tail -f /dev/null 2>/dev/null
 	done
 	return 1
 }
-
-# wait_match FILE ERE PID: wait_line with an extended regular expression.
-wait_match() {
-	local i
-	for i in $(seq 1 600); do
-		grep -qE "$2" "$1" 2>/dev/null && return 0
-		kill -0 "$3" 2>/dev/null || return 1
-		timeout 0.1 tail -f /dev/null 2>/dev/null
-	done
-	return 1
-}
+wait_line() { wait_grep -F "$@"; }
+wait_match() { wait_grep -E "$@"; }
 
 # wait_pid PID SECONDS: its exit status; killed (status 124) if it is
 # still running after SECONDS.
