@@ -714,6 +714,42 @@ shm_fd_disarm(int fd, unsigned int depth, struct shm_disarm *d)
 }
 
 /*
+ * One record from non-blocking AF_UNIX SOCK_SEQPACKET socket @p sock into
+ * @p mh (recvmsg()'s result). Linux looks at the queue, then at the
+ * shutdown, with nothing held in between: a receive can report the end
+ * of the stream while the peer's last record, queued just before it shut
+ * down, is there. Seen under load: a REJECT read as "DPU closed the
+ * link". Once the end is seen, all the peer sent before it is queued: a
+ * second look is final. An empty record (no peer of ours sends one)
+ * reads the same; the second look then returns the record after it, if
+ * there is one, or the first result.
+ */
+static ssize_t
+shm_recv_record(int sock, struct msghdr *mh)
+{
+	size_t room = mh->msg_controllen;
+	ssize_t n;
+	int look;
+
+	for (look = 0; look < 2; look++) {
+		mh->msg_controllen = room;
+		do {
+			n = recvmsg(sock, mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		} while (n < 0 && errno == EINTR);
+		if (n != 0 || mh->msg_controllen != 0 ||
+		    (mh->msg_flags & MSG_CTRUNC))
+			break;
+	}
+	if (look == 0 || n >= 0)
+		return n;
+	/* nothing at the second look: the first one's end (or empty
+	 * record) stands */
+	mh->msg_controllen = 0;
+	mh->msg_flags = 0;
+	return 0;
+}
+
+/*
  * Receive one protocol message. The result is a private copy whose header
  * is checked; payload fields are checked by the caller for its type, and
  * so is the number of fds. Every fd received is disarmed (above). Returns
@@ -743,9 +779,7 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 	ssize_t n;
 
 	*nfds_out = 0;
-	do {
-		n = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	} while (n < 0 && errno == EINTR);
+	n = shm_recv_record(sock, &mh);
 	if (n < 0)
 		return (errno == EAGAIN || errno == EWOULDBLOCK) ?
 			-EAGAIN : -ECONNRESET;
