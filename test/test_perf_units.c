@@ -216,6 +216,26 @@ test_hist(void)
 	EXPECT(h.max == UINT64_MAX / 2, "huge max");
 }
 
+/* Clock cycles to time units: exact, also for intervals whose cycles times
+ * 1e9 do not fit 64 bits (a round trip of minutes in ns, an uptime of
+ * days in us). */
+static void
+test_cycles_to(void)
+{
+	const uint64_t hz = UINT64_C(2900000000);
+	uint64_t v;
+
+	v = perf_cycles_to(hz / 2, hz, 1000000000);
+	EXPECT(v == 500000000, "half a second: %lu ns", (unsigned long)v);
+	v = perf_cycles_to(281 * hz + hz / 1000, hz, 1000000000);
+	EXPECT(v == UINT64_C(281001000000), "281.001 s: %lu ns",
+	       (unsigned long)v);
+	v = perf_cycles_to(86400 * 7 * hz, hz, 1000000);
+	EXPECT(v == UINT64_C(604800000000), "a week: %lu us", (unsigned long)v);
+	v = perf_cycles_to(1, hz, 1000000000);
+	EXPECT(v == 0, "one cycle: %lu ns", (unsigned long)v);
+}
+
 /* Minimum and exact mean, also of histograms merged from lcores. */
 static void
 test_hist_min_mean(void)
@@ -564,6 +584,7 @@ main(void)
 {
 	test_options();
 	test_hist();
+	test_cycles_to();
 	test_hist_min_mean();
 	test_report_json();
 	test_report_csv();

@@ -169,6 +169,15 @@ perf_queue_mem(uint32_t size)
 	return (uint64_t)perf_nb_posts(size) * size;
 }
 
+/* @p cycles of a @p hz clock in units of 1/@p per_s second (1000000000:
+ * ns). Whole seconds apart: cycles * per_s wraps 64 bits past a few
+ * seconds of a GHz clock (ns), or a couple of hours (us). */
+static inline uint64_t
+perf_cycles_to(uint64_t cycles, uint64_t hz, uint64_t per_s)
+{
+	return cycles / hz * per_s + cycles % hz * per_s / hz;
+}
+
 /* ------------------------------------------------------------ histogram */
 
 #define PERF_HIST_SUB_BITS 7

@@ -377,14 +377,14 @@ dpu_reply(struct dpu_conn *d, enum perf_msg_type type)
 	if (type == PERF_MSG_READY && d->e != NULL &&
 	    (d->e->flags & PERF_E_IDLE)) {
 		d->cpu0_us = perf_cpu_us(false);
-		d->wall0_us = rte_get_timer_cycles() * 1000000 /
-			rte_get_timer_hz();
+		d->wall0_us = perf_cycles_to(rte_get_timer_cycles(),
+				rte_get_timer_hz(), 1000000);
 	}
 	if (type == PERF_MSG_RESULT && d->e != NULL &&
 	    (d->e->flags & PERF_E_IDLE)) {
 		d->reply.bytes = perf_cpu_us(false) - d->cpu0_us;
-		d->reply.sent = rte_get_timer_cycles() * 1000000 /
-			rte_get_timer_hz() - d->wall0_us;
+		d->reply.sent = perf_cycles_to(rte_get_timer_cycles(),
+				rte_get_timer_hz(), 1000000) - d->wall0_us;
 	}
 	d->reply_pending = rte_comch_msg_send(d->conn, &d->reply,
 			sizeof(d->reply)) == -EAGAIN;

@@ -59,7 +59,7 @@ fwd_step(struct perf_fwd *f, uint64_t now, uint64_t n, uint64_t rx)
 static inline uint64_t
 fwd_ns(const struct perf_session *s, uint64_t cycles)
 {
-	return cycles * 1000000000 / s->tsc_hz;
+	return perf_cycles_to(cycles, s->tsc_hz, 1000000000);
 }
 
 /* A round trip that started at @p t0 and ended at @p now, if measured. */
