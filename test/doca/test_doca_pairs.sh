@@ -217,14 +217,17 @@ expect file-help 0 "-m, --max-size <BYTES>" $B/doca_comch_file_server -h
 # the processes (SIGSTOP): the server learns the honest client's consumer
 # first, then the client is held still (the exchange cannot end) until
 # the server has seen the second connection's consumers or closed it.
+# The exchange must outlast the script's reaction to a line (a tenth of
+# a second and what the load adds): 20,000 messages took 30 ms, and the
+# server had exited before it was stopped; a million take seconds.
 hostile_data() {
-	local name=data-second-conn spid cpid hpid src crc bad=
+	local name=data-second-conn spid cpid hpid src crc bad= n=1000000
 	# Neither under timeout(1): they are stopped and continued below
 	# (wait_pid bounds them).
-	$B/doca_comch_data_server -p 03:00.0 -r 03:00.1 -t from-dpu -n 20000 > "$dir/$name.srv" 2>&1 &
+	$B/doca_comch_data_server -p 03:00.0 -r 03:00.1 -t from-dpu -n $n > "$dir/$name.srv" 2>&1 &
 	spid=$!
 	wait_line "$dir/$name.srv" "server: listening" $spid || bad="the server did not listen"
-	$B/doca_comch_data_client -p 03:00.1 -t from-host -n 20000 > "$dir/$name.cli" 2>&1 &
+	$B/doca_comch_data_client -p 03:00.1 -t from-host -n $n > "$dir/$name.cli" 2>&1 &
 	cpid=$!
 	if [ -z "$bad" ] && ! wait_line "$dir/$name.srv" "server: client connected" $spid; then
 		bad="the client did not connect"
@@ -253,9 +256,9 @@ hostile_data() {
 	wait $hpid
 	[ $crc -eq 0 ] || bad="$bad${bad:+; }the honest client exited $crc"
 	[ $src -eq 0 ] || bad="$bad${bad:+; }the server exited $src"
-	grep -qF 'client: received 20000 messages through the fast path, the last: "from-dpu #19999"' \
+	grep -qF "client: received $n messages through the fast path, the last: \"from-dpu #$((n - 1))\"" \
 		"$dir/$name.cli" || bad="$bad${bad:+; }the honest client did not receive everything"
-	grep -qF 'server: received 20000 messages through the fast path, the last: "from-host #19999"' \
+	grep -qF "server: received $n messages through the fast path, the last: \"from-host #$((n - 1))\"" \
 		"$dir/$name.srv" || bad="$bad${bad:+; }the server did not receive everything"
 	if [ -n "$bad" ]; then
 		echo "FAIL $name: $bad"
