@@ -177,12 +177,30 @@ class Proc:
 
     def state(self):
         """Why it is not done, for a report: its exit status, or each
-        thread's name, state, kernel wait channel and system call."""
+        thread's name, state, kernel wait channel, system call, and the
+        CPU it had in all and over one second now (a thread that is
+        runnable but gets no CPU is starved, not looping)."""
         rc = self.p.poll()
         if rc is not None:
             return f"exited with {rc}"
-        threads = []
         task = f"/proc/{self.p.pid}/task"
+        hz = os.sysconf("SC_CLK_TCK")
+
+        def cpu_ticks():
+            ticks = {}
+            try:
+                for tid in os.listdir(task):
+                    with open(f"{task}/{tid}/stat") as f:
+                        fields = f.read().rsplit(")", 1)[1].split()
+                    ticks[tid] = int(fields[11]) + int(fields[12])
+            except (OSError, ValueError, IndexError):
+                pass
+            return ticks
+
+        before = cpu_ticks()
+        time.sleep(1)  # the interval measured, not a wait for anything
+        after = cpu_ticks()
+        threads = []
         try:
             for tid in sorted(os.listdir(task), key=int):
                 with open(f"{task}/{tid}/stat") as f:
@@ -193,8 +211,13 @@ class Proc:
                     call = f.read().split(" ", 1)[0].strip()
                 name = stat[stat.index("(") + 1:stat.rindex(")")]
                 st = stat[stat.rindex(")") + 2]
+                cpu = ""
+                if tid in before and tid in after:
+                    cpu = (f", cpu {after[tid] / hz:.1f} s, "
+                           f"{100 * (after[tid] - before[tid]) / hz:.0f}% "
+                           f"of the last second")
                 threads.append(f"{name} {st} wchan {wchan or '-'} "
-                               f"syscall {call}")
+                               f"syscall {call}{cpu}")
         except (OSError, ValueError):
             pass
         return "alive: " + ", ".join(threads)
