@@ -73,12 +73,13 @@ class Proc:
         self.lines.put(None)
 
     def expect(self, pattern, guard=GUARD):
-        """The next line matching @pattern (a FAIL line fails the test)."""
-        end = time.monotonic() + guard
+        """The next line matching @pattern (a FAIL line fails the test).
+        The guard is for a stall: @guard seconds without any line (the
+        roles print their progress)."""
         rx = re.compile(pattern)
         while True:
             try:
-                line = self.lines.get(timeout=max(0.01, end - time.monotonic()))
+                line = self.lines.get(timeout=guard)
             except queue.Empty:
                 raise SystemExit(f"FAIL {self.name}: no line matching {pattern!r}")
             if line is None:

@@ -340,6 +340,8 @@ sec_ctrl(struct sec *s)
 	}
 	for (k = 0; k < s->count; k++) {
 		v = s->index << 24 | k;
+		/* the guard is for a stall: each round trip has it whole */
+		dl = test_deadline(GUARD_S);
 		/* -EBUSY: the last secondary's relay is being freed by the
 		 * primary's next poll */
 		while (((n = rte_comch_msg_send(s->conn, &v, sizeof(v))) ==
@@ -353,6 +355,8 @@ sec_ctrl(struct sec *s)
 		CHECK_EQ(m[0].len, sizeof(v));
 		memcpy(&got, m[0].data, sizeof(got));
 		CHECK_EQ(got, v);
+		if ((k + 1) % 50 == 0)
+			SAY("sec%u: ctrl progress %u", s->index, k + 1);
 	}
 	SAY("sec%u: ctrl done %" PRIu64, s->index, s->count);
 	if (fgets(line, sizeof(line), stdin) == NULL)
