@@ -155,6 +155,8 @@ destroy_consumer(struct fp_link *l, struct rte_comch_consumer *c)
 	       !test_expired(dl)) {
 		rte_comch_consumer_poll_burst(c, cpl, RTE_DIM(cpl));
 		link_poll(l);
+		/* a producer lcore finishing its send may share our CPU */
+		sched_yield();
 	}
 	CHECK_OK(rte_comch_consumer_destroy(c));
 	return 0;
@@ -725,6 +727,9 @@ lcore_job_run(void *arg)
 		if (moved != last) {
 			last = moved;
 			dl = test_deadline(60);
+		} else {
+			/* the other lcore may share this CPU (none is pinned) */
+			sched_yield();
 		}
 	} while (!done && !test_expired(dl));
 	return done ? 0 : -1;
@@ -931,6 +936,10 @@ hammer_run(void *arg)
 		} else {
 			h->t_zero++;
 		}
+		/* nothing sent: the consumer side (the main lcore) may share
+		 * this CPU (no test pins a thread) */
+		if (n <= 0)
+			sched_yield();
 		now = rte_get_timer_cycles();
 		h->max_gap = RTE_MAX(h->max_gap, now - last);
 		last = now;
@@ -982,6 +991,8 @@ test_withdraw_while_sending(void)
 					&len, 1);
 			got += n > 0 ? n : 0;
 			link_poll(&l);
+			if (n <= 0)
+				sched_yield(); /* the producer lcore's turn */
 		}
 		if (got < 16) {
 			/* the producer lcore stops before we say why */

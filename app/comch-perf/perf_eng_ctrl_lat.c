@@ -49,8 +49,8 @@ ctrl_lat_fwd(struct perf_fwd *f)
 				if (n == 0 && (++spins & 4095) == 0)
 					rte_comch_client_poll(st->pc->cli);
 			} while (n == 0 && !s->stop && !perf_quit);
-			if (n < 0)
-				return n;
+			if (n <= 0)
+				return n;  /* 0: stopped before the echo */
 			now = rte_rdtsc();
 			st->sent++;
 			fwd_sample(f, t0, now);
