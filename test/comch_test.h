@@ -96,25 +96,30 @@ test_expired(uint64_t deadline)
 }
 
 /*
- * "--lcores=..." that gives each lcore of @p list ("0", "0,1") every CPU
- * this process may run on, into @p buf. Tests pin no thread: on a shared
+ * "--lcores=..." for the lcore ids of @p list ("0", "0,1"), into @p buf.
+ * One lcore floats over every CPU this process may use: on a shared
  * machine whose cores are not isolated, the kernel can leave a thread
  * pinned to one busy core off it for seconds (measured on a 2-core CI
  * machine under load: 6 to 10 s for a thread pinned to one core, 0.16 s
  * for one free to use both), and whatever waits on it runs into its
- * guard. Each lcore is still one thread.
+ * guard. Several lcores (threads of one process that wait on each other)
+ * get one CPU each, in turn: floating, they can share one CPU, and each
+ * of their hand-overs then waits for the scheduler to take the CPU from
+ * a spinning thread (a --role=pair round trip took ten times as long).
  */
 static inline int
 test_lcores_arg(const char *list, char *buf, size_t len)
 {
 	char cpus[192], ids[64], *id, *save = NULL;
-	int n = 0, m, cpu, first = -1;
+	int n = 0, m, cpu, first = -1, nb_cpus, k = 0;
+	bool one = strchr(list, ',') == NULL;
 	cpu_set_t set;
 
 	if (sched_getaffinity(0, sizeof(set), &set) != 0) {
 		CPU_ZERO(&set);
 		CPU_SET(0, &set);
 	}
+	nb_cpus = CPU_COUNT(&set);
 	/* as ranges: "0-1", "0-15" */
 	cpus[0] = '\0';
 	for (cpu = 0; cpu <= CPU_SETSIZE; cpu++) {
@@ -134,9 +139,17 @@ test_lcores_arg(const char *list, char *buf, size_t len)
 	snprintf(ids, sizeof(ids), "%s", list);
 	n = snprintf(buf, len, "--lcores=");
 	for (id = strtok_r(ids, ",", &save); id != NULL;
-	     id = strtok_r(NULL, ",", &save)) {
-		m = snprintf(buf + n, len - n, "%s%s@(%s)",
-			n > (int)strlen("--lcores=") ? "," : "", id, cpus);
+	     id = strtok_r(NULL, ",", &save), k++) {
+		int nth = k % nb_cpus, c;
+
+		for (c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &set) && nth-- == 0)
+				break;
+		if (one)
+			m = snprintf(buf + n, len - n, "%s@(%s)", id, cpus);
+		else
+			m = snprintf(buf + n, len - n, "%s%s@%d",
+				k != 0 ? "," : "", id, c);
 		if (m < 0 || (size_t)m >= len - n)
 			return -1;
 		n += m;
