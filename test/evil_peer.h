@@ -137,6 +137,12 @@ raw_answer(struct evil *e, struct rte_comch_server *srv, int *reject_err)
 		rte_comch_server_poll(srv);
 		n = recvmsg(e->sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 	} while (n < 0 && errno == EAGAIN && !test_expired(dl));
+	/* Linux can report the end of a SEQPACKET stream before the last
+	 * message the peer queued as it closed: look once more */
+	if (n == 0) {
+		mh.msg_controllen = sizeof(cbuf);
+		n = recvmsg(e->sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	}
 	if (n != (ssize_t)sizeof(m))
 		return -1;
 	c = CMSG_FIRSTHDR(&mh);
