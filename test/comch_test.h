@@ -15,7 +15,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,86 +94,20 @@ test_expired(uint64_t deadline)
 	return rte_get_timer_cycles() > deadline;
 }
 
-/*
- * "--lcores=..." for the lcore ids of @p list ("0", "0,1"), into @p buf.
- * One lcore floats over every CPU this process may use: on a shared
- * machine whose cores are not isolated, the kernel can leave a thread
- * pinned to one busy core off it for seconds (measured on a 2-core CI
- * machine under load: 6 to 10 s for a thread pinned to one core, 0.16 s
- * for one free to use both), and whatever waits on it runs into its
- * guard. Several lcores (threads of one process that wait on each other)
- * get one CPU each, in turn: floating, they can share one CPU, and each
- * of their hand-overs then waits for the scheduler to take the CPU from
- * a spinning thread (a --role=pair round trip took ten times as long).
- */
-static inline int
-test_lcores_arg(const char *list, char *buf, size_t len)
-{
-	char cpus[192], ids[64], *id, *save = NULL;
-	int n = 0, m, cpu, first = -1, nb_cpus, k = 0;
-	bool one = strchr(list, ',') == NULL;
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set) != 0) {
-		CPU_ZERO(&set);
-		CPU_SET(0, &set);
-	}
-	nb_cpus = CPU_COUNT(&set);
-	/* as ranges: "0-1", "0-15" */
-	cpus[0] = '\0';
-	for (cpu = 0; cpu <= CPU_SETSIZE; cpu++) {
-		bool in = cpu < CPU_SETSIZE && CPU_ISSET(cpu, &set);
-
-		if (in && first < 0)
-			first = cpu;
-		if (in || first < 0)
-			continue;
-		m = snprintf(cpus + n, sizeof(cpus) - n, "%s%d-%d",
-			n != 0 ? "," : "", first, cpu - 1);
-		if (m < 0 || (size_t)m >= sizeof(cpus) - n)
-			return -1;
-		n += m;
-		first = -1;
-	}
-	snprintf(ids, sizeof(ids), "%s", list);
-	n = snprintf(buf, len, "--lcores=");
-	for (id = strtok_r(ids, ",", &save); id != NULL;
-	     id = strtok_r(NULL, ",", &save), k++) {
-		int nth = k % nb_cpus, c;
-
-		for (c = 0; c < CPU_SETSIZE; c++)
-			if (CPU_ISSET(c, &set) && nth-- == 0)
-				break;
-		if (one)
-			m = snprintf(buf + n, len - n, "%s@(%s)", id, cpus);
-		else
-			m = snprintf(buf + n, len - n, "%s%s@%d",
-				k != 0 ? "," : "", id, c);
-		if (m < 0 || (size_t)m >= len - n)
-			return -1;
-		n += m;
-	}
-	return 0;
-}
-
-/* Start EAL with the usual test arguments plus @p extra (NULL-terminated);
- * @p lcores: the lcore ids ("0", "0,1"), floating (test_lcores_arg()). */
+/* Start EAL with the usual test arguments plus @p extra (NULL-terminated). */
 static inline int
 test_eal_init(const char *prog, const char *prefix, const char *lcores,
 		const char * const *extra)
 {
 	char *argv[32];
-	char prefix_arg[128], why[256], lcores_arg[512];
+	char prefix_arg[128], why[256];
 	int argc = 0, ret;
 
 	snprintf(prefix_arg, sizeof(prefix_arg), "--file-prefix=%s-%d",
 		prefix, (int)getpid());
-	if (test_lcores_arg(lcores, lcores_arg, sizeof(lcores_arg)) < 0) {
-		printf("cannot make the --lcores argument for %s\n", lcores);
-		return -1;
-	}
 	argv[argc++] = (char *)(uintptr_t)prog;
-	argv[argc++] = lcores_arg;
+	argv[argc++] = (char *)(uintptr_t)"-l";
+	argv[argc++] = (char *)(uintptr_t)lcores;
 	argv[argc++] = (char *)(uintptr_t)"--no-huge";
 	argv[argc++] = (char *)(uintptr_t)"--no-pci";
 	argv[argc++] = (char *)(uintptr_t)"-m";

@@ -8,11 +8,10 @@
 # loaded gets a hint saying how to load it.
 # Usage: test_bad_vdev.sh <build dir>
 set -u
-. "$(dirname "$0")/comch_lcores.sh"
 B=${1:?usage: $0 build-dir}
 dir=$(mktemp -d /tmp/comch-badvdev.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
-EAL="$(lcores 0) --no-pci --no-huge -m 64 --log-level=lib.eal:error --log-level=lib.telemetry:error"
+EAL="-l 0 --no-pci --no-huge -m 64 --log-level=lib.eal:error --log-level=lib.telemetry:error"
 fail=0
 PROGS="examples/dpdk-comch-ctrl-server examples/dpdk-comch-ctrl-client
 	examples/dpdk-comch-data-server examples/dpdk-comch-data-client

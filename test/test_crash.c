@@ -158,8 +158,8 @@ child_churn(int16_t dev, struct crash_board *b, uint64_t *round)
 static int
 child_main(const char *role, const char *dir, const char *bpath)
 {
-	char vdev[256], prefix[64], lcores[512];
-	const char *eal[] = { "child", lcores, "--no-huge", "--no-pci",
+	char vdev[256], prefix[64];
+	const char *eal[] = { "child", "-l", "1", "--no-huge", "--no-pci",
 		"-m", "64", "--log-level=lib.eal:error",
 		"--log-level=lib.telemetry:error",
 		"--log-level=lib.comch:error", "--log-level=pmd.comch.shm:error",
@@ -175,8 +175,7 @@ child_main(const char *role, const char *dir, const char *bpath)
 	snprintf(vdev, sizeof(vdev), "--vdev=comch_shm_c,role=%s,path=%s",
 		dpu ? "dpu" : "host", dir);
 	b->phase = 1;
-	if (test_lcores_arg("1", lcores, sizeof(lcores)) < 0 ||
-	    rte_eal_init((int)RTE_DIM(eal) - 1, (char **)(uintptr_t)eal) < 0)
+	if (rte_eal_init((int)RTE_DIM(eal) - 1, (char **)(uintptr_t)eal) < 0)
 		return 11;
 	dev = (int16_t)rte_comch_get_dev_id_by_name("comch_shm_c");
 	b->phase = 2;

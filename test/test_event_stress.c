@@ -482,8 +482,8 @@ side_report(const struct side *s)
 static int
 child_main(const char *dir, uint64_t n_ctrl, uint64_t n_fp)
 {
-	char vdev[256], prefix[64], lcores[512];
-	const char *eal[] = { "child", lcores, "--no-huge", "--no-pci",
+	char vdev[256], prefix[64];
+	const char *eal[] = { "child", "-l", "1", "--no-huge", "--no-pci",
 		"-m", "64", "--log-level=lib.eal:error",
 		"--log-level=lib.telemetry:error", prefix, vdev, NULL };
 	struct side s = { .name = "host", .n_ctrl = n_ctrl, .n_fp = n_fp,
@@ -499,8 +499,7 @@ child_main(const char *dir, uint64_t n_ctrl, uint64_t n_fp)
 	snprintf(vdev, sizeof(vdev),
 		"--vdev=comch_shm_h,role=host,path=%s,wake_check_ms=%d", dir,
 		CHECK_MS);
-	if (test_lcores_arg("1", lcores, sizeof(lcores)) < 0 ||
-	    rte_eal_init((int)RTE_DIM(eal) - 1, (char **)(uintptr_t)eal) < 0)
+	if (rte_eal_init((int)RTE_DIM(eal) - 1, (char **)(uintptr_t)eal) < 0)
 		return 10;
 	s.cli = rte_comch_client_create(
 		(int16_t)rte_comch_get_dev_id_by_name("comch_shm_h"), &conf);

@@ -5,7 +5,6 @@
 # exit 0 and print what they exchanged.
 # Usage: test_examples.sh <build/examples>
 set -u
-. "$(dirname "$0")/comch_lcores.sh"
 B=${1:?usage: $0 build/examples}
 dir=$(mktemp -d /tmp/comch-examples.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
@@ -17,10 +16,10 @@ fail=0
 run_pair() {
 	local name=$1 srv=$2 cli=$3 sargs=$4 cargs=$5 es=$6 ec=$7 es2=${8:-$6}
 	local spid src crc
-	$B/$srv $(lcores 0) $EAL --file-prefix ex-s-$$ --vdev=comch_shm0,role=dpu,path=$dir \
+	$B/$srv -l 0 $EAL --file-prefix ex-s-$$ --vdev=comch_shm0,role=dpu,path=$dir \
 		-- $sargs > "$dir/$name.srv" 2>&1 &
 	spid=$!
-	$B/$cli $(lcores 1) $EAL --file-prefix ex-c-$$ --vdev=comch_shm1,role=host,path=$dir \
+	$B/$cli -l 1 $EAL --file-prefix ex-c-$$ --vdev=comch_shm1,role=host,path=$dir \
 		-- $cargs > "$dir/$name.cli" 2>&1
 	crc=$?
 	wait $spid
@@ -54,7 +53,7 @@ run_pair data-event dpdk-comch-data-server dpdk-comch-data-client \
 	'client: received through the fast path: "from-dpu"'
 # --help is true and exits 0
 for p in dpdk-comch-ctrl-server dpdk-comch-ctrl-client dpdk-comch-data-server dpdk-comch-data-client; do
-	if ! $B/$p $(lcores 0) $EAL --file-prefix ex-h-$$ -- --help | grep -q -- "--timeout"; then
+	if ! $B/$p -l 0 $EAL --file-prefix ex-h-$$ -- --help | grep -q -- "--timeout"; then
 		echo "FAIL $p --help"
 		fail=1
 	fi

@@ -107,8 +107,6 @@ import sys
 import tempfile
 import time
 
-from comch_lcores import lcores
-
 HONEST_GUARD = 300   # s: the honest client must be done by then (a guard
                      # against a wedge: ASan on a loaded machine took 150)
 HONEST_COUNT = 50000 # messages per honest perf test (ctrl: 1.5 x as many
@@ -274,13 +272,13 @@ class Program:
         vdev = f"--vdev=comch_shm0,role=dpu,path={link}{devargs}"
         base = EAL + extra_eal + ["--file-prefix", prefix, vdev]
         if self.key == "ctrl":
-            return [exe("examples/dpdk-comch-ctrl-server"), lcores("0")] + \
+            return [exe("examples/dpdk-comch-ctrl-server"), "-l", "0"] + \
                 base + ["--", "--clients", "0"]
         if self.key == "data":
-            return [exe("examples/dpdk-comch-data-server"), lcores("0")] + \
+            return [exe("examples/dpdk-comch-data-server"), "-l", "0"] + \
                 base + ["--", "--timeout", str(self.data_timeout),
                         "--text", "Hello from the DPU"] + list(extra)
-        return [exe("app/dpdk-comch-perf"), lcores("0")] + base + \
+        return [exe("app/dpdk-comch-perf"), "-l", "0"] + base + \
             ["--", "--role=dpu"] + list(extra)
 
     ready = {"ctrl": r"waiting for clients", "data": r"waiting for a client",
@@ -292,15 +290,15 @@ class Program:
         base = EAL + ["--file-prefix", prefix, vdev]
         if self.key == "ctrl":
             rounds = variant or HONEST_COUNT * 3 // 2
-            return [exe("examples/dpdk-comch-ctrl-client"), lcores("1")] + \
+            return [exe("examples/dpdk-comch-ctrl-client"), "-l", "1"] + \
                 base + ["--", "--text", "ping", "--rounds", str(rounds),
                         "--timeout", "60"]
         if self.key == "data":
-            return [exe("examples/dpdk-comch-data-client"), lcores("1")] + \
+            return [exe("examples/dpdk-comch-data-client"), "-l", "1"] + \
                 base + ["--", "--text", "Hello from the host",
                         "--timeout", "60"]
         tests = variant or "ctrl-lat,ctrl-tput,fp-lat,fp-tput,fp-bidir"
-        return [exe("app/dpdk-comch-perf"), lcores("1")] + base + \
+        return [exe("app/dpdk-comch-perf"), "-l", "1"] + base + \
             ["--", "--role=host", f"--test={tests}", f"--count={count}",
              "--warmup=0", "--json"]
 

@@ -21,7 +21,6 @@
 #
 # Usage: test_install.sh <source root> <build root> <b_sanitize> <dpdk_sdk> <werror>
 set -u
-. "$(dirname "$0")/comch_lcores.sh"
 src=${1:?usage: $0 SRC BUILD SANITIZE SDK WERROR}
 outer=${2:?}
 sanitize=${3:?}
@@ -178,11 +177,11 @@ pair() {
 	c_cmd=("$@")
 	n=$((n + 1))
 	prefixes+=("inst-s$n-$$" "inst-c$n-$$")
-	timeout 120 "${s_cmd[@]}" $(lcores 0) "${EAL[@]}" --file-prefix "inst-s$n-$$" \
+	timeout 120 "${s_cmd[@]}" -l 0 "${EAL[@]}" --file-prefix "inst-s$n-$$" \
 		--vdev=comch_shm0,role=dpu,path="$sock/$n" -- --timeout 60 \
 		> "$tmp/$name.server" 2>&1 &
 	spid=$!
-	timeout 120 "${c_cmd[@]}" $(lcores 1) "${EAL[@]}" --file-prefix "inst-c$n-$$" \
+	timeout 120 "${c_cmd[@]}" -l 1 "${EAL[@]}" --file-prefix "inst-c$n-$$" \
 		--vdev=comch_shm1,role=host,path="$sock/$n" -- --timeout 60 \
 		> "$tmp/$name.client" 2>&1
 	crc=$?
@@ -205,7 +204,7 @@ pair "linked: meson-built DPU, cc-built host" "$vendor" -- "$linked"
 # Loaded mode. Without -d, EAL cannot parse the comch device: the program
 # must fail at EAL init and say how to fix it.
 prefixes+=("inst-n-$$")
-timeout 60 "$nodrv" $(lcores 0) "${EAL[@]}" --file-prefix "inst-n-$$" \
+timeout 60 "$nodrv" -l 0 "${EAL[@]}" --file-prefix "inst-n-$$" \
 	--vdev=comch_shm0,role=dpu,path="$sock/n" > "$tmp/nodrv.log" 2>&1
 rc=$?
 hint="hint: if EAL could not parse comch_shm0, no comch driver is loaded: link librte_comch_shm with -Wl,--no-as-needed (pkg-config --libs libcomch does) or load it with -d $libdir/librte_comch_shm.so"

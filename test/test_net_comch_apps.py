@@ -40,8 +40,6 @@ import time
 import pty
 import termios
 
-from comch_lcores import lcores as floating
-
 B = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
 ONLY = sys.argv[2:]
 SHM = f"{B}/drivers/comch/shm/librte_comch_shm.so"
@@ -272,7 +270,7 @@ def port(n, dev, server, extra=""):
 
 
 def eal(prefix, lcores, huge=False):
-    a = [floating(lcores), "--no-pci", "--file-prefix", f"ncm-{prefix}-{PID}"]
+    a = ["-l", lcores, "--no-pci", "--file-prefix", f"ncm-{prefix}-{PID}"]
     if huge:
         a += ["--base-virtaddr=0x200000000000"]
     else:
@@ -392,7 +390,9 @@ def case_secondary():
         for round_ in range(2):
             # its own lcore ids (on the same CPUs): processes sharing a
             # mempool must not share an lcore id (its mempool cache)
-            sec_eal = eal("sh", "2,3", huge=True)
+            sec_eal = eal("sh", "0,1", huge=True)
+            sec_eal[1] = "2@0,3@1"
+            sec_eal[0] = "--lcores"
             sec = Testpmd(f"sec-2nd-{round_}", sec_eal + ["--proc-type=secondary"],
                           ["--forward-mode=txonly", "--num-procs=2", "--proc-id=1"] + q)
             sec.cmd("start")

@@ -128,8 +128,8 @@ sec_recv(uint16_t port, uint32_t want)
 static int
 run_secondary(char *prog, const char *prefix, uint16_t port)
 {
-	char prefix_arg[128], lcores[512];
-	char *argv[] = { prog, lcores, ARG("--no-pci"), ARG("--proc-type=secondary"),
+	char prefix_arg[128];
+	char *argv[] = { prog, ARG("-l"), ARG("1"), ARG("--no-pci"), ARG("--proc-type=secondary"),
 		prefix_arg, ARG("--log-level=lib.eal:error"), NULL };
 	struct rte_epoll_event ev[4];
 	struct rte_mbuf *m[32];
@@ -139,8 +139,7 @@ run_secondary(char *prog, const char *prefix, uint16_t port)
 	bool hello = false;
 
 	snprintf(prefix_arg, sizeof(prefix_arg), "--file-prefix=%s", prefix);
-	if (test_lcores_arg("1", lcores, sizeof(lcores)) < 0 ||
-	    rte_eal_init((int)RTE_DIM(argv) - 1, argv) < 0) {
+	if (rte_eal_init((int)RTE_DIM(argv) - 1, argv) < 0) {
 		printf("FAIL secondary: cannot initialise EAL: %s\n",
 			rte_strerror(rte_errno));
 		return 1;
@@ -331,11 +330,11 @@ static int
 run_primary(char *prog)
 {
 	char prefix_arg[80], port_arg[16], args[256], line[128];
-	char link_dir[64], lcores[512];
+	char link_dir[64];
 	/* -m 64 at a fixed base far from libraries, stacks and the
 	 * sanitizers' shadow memory: a secondary maps the primary's memory
 	 * at the same addresses */
-	char *argv[] = { prog, lcores, ARG("--no-pci"), ARG("-m"),
+	char *argv[] = { prog, ARG("-l"), ARG("0"), ARG("--no-pci"), ARG("-m"),
 		ARG("64"), ARG("--base-virtaddr=0x200000000000"), prefix_arg,
 		ARG("--log-level=lib.eal:error"), ARG("--log-level=lib.telemetry:error"),
 		NULL };
@@ -353,8 +352,7 @@ run_primary(char *prog)
 	}
 	snprintf(prefix, sizeof(prefix), "ncmintr-%d", (int)getpid());
 	snprintf(prefix_arg, sizeof(prefix_arg), "--file-prefix=%s", prefix);
-	if (test_lcores_arg("0", lcores, sizeof(lcores)) < 0 ||
-	    rte_eal_init((int)RTE_DIM(argv) - 1, argv) < 0) {
+	if (rte_eal_init((int)RTE_DIM(argv) - 1, argv) < 0) {
 		printf("FAIL cannot initialise EAL: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}

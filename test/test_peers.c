@@ -74,8 +74,8 @@ static void fp_on_consumer(struct rte_comch_conn *c, uint32_t id,
 static int
 child_main(const char *mode, const char *dir, uint64_t n)
 {
-	char vdev[256], prefix[64], lcores[512];
-	const char *eal[] = { "child", lcores, "--no-huge", "--no-pci",
+	char vdev[256], prefix[64];
+	const char *eal[] = { "child", "-l", "1", "--no-huge", "--no-pci",
 		"-m", "64", "--log-level=lib.eal:error",
 		"--log-level=lib.telemetry:error", prefix, vdev, NULL };
 	struct rte_comch_client_conf conf = { .server_name = "peers",
@@ -92,8 +92,7 @@ child_main(const char *mode, const char *dir, uint64_t n)
 		return child_dpu_flood(dir);
 	snprintf(prefix, sizeof(prefix), "--file-prefix=peers-child-%d", getpid());
 	snprintf(vdev, sizeof(vdev), "--vdev=comch_shm_h,role=host,path=%s", dir);
-	if (test_lcores_arg("1", lcores, sizeof(lcores)) < 0 ||
-	    rte_eal_init((int)RTE_DIM(eal) - 1, (char **)(uintptr_t)eal) < 0)
+	if (rte_eal_init((int)RTE_DIM(eal) - 1, (char **)(uintptr_t)eal) < 0)
 		return 10;
 	cli = rte_comch_client_create(
 		(int16_t)rte_comch_get_dev_id_by_name("comch_shm_h"), &conf);
@@ -339,8 +338,8 @@ child_fp(struct rte_comch_client *cli, const char *mode, uint64_t n)
 static int
 child_dpu_flood(const char *dir)
 {
-	char vdev[256], prefix[64], lcores[512];
-	const char *eal[] = { "child", lcores, "--no-huge", "--no-pci",
+	char vdev[256], prefix[64];
+	const char *eal[] = { "child", "-l", "1", "--no-huge", "--no-pci",
 		"-m", "64", "--log-level=lib.eal:error",
 		"--log-level=lib.telemetry:error", prefix, vdev, NULL };
 	struct rte_comch_server_conf conf = { .name = "mpd",
@@ -351,8 +350,7 @@ child_dpu_flood(const char *dir)
 
 	snprintf(prefix, sizeof(prefix), "--file-prefix=peers-dpu-%d", getpid());
 	snprintf(vdev, sizeof(vdev), "--vdev=comch_shm_dd,role=dpu,path=%s", dir);
-	if (test_lcores_arg("1", lcores, sizeof(lcores)) < 0 ||
-	    rte_eal_init((int)RTE_DIM(eal) - 1, (char **)(uintptr_t)eal) < 0)
+	if (rte_eal_init((int)RTE_DIM(eal) - 1, (char **)(uintptr_t)eal) < 0)
 		return 30;
 	srv = rte_comch_server_create(
 		(int16_t)rte_comch_get_dev_id_by_name("comch_shm_dd"), &conf);

@@ -7,7 +7,6 @@
 # asserted.
 # Usage: test_perf.sh <path to dpdk-comch-perf>
 set -u
-. "$(dirname "$0")/comch_lcores.sh"
 PERF=${1:?usage: $0 dpdk-comch-perf}
 EAL="--no-pci --no-huge -m 256 --log-level=lib.eal:error --log-level=lib.telemetry:error --log-level=pmd.comch.shm:warning"
 out=$(mktemp -d /tmp/comch-perf-test.XXXXXX)
@@ -88,7 +87,7 @@ PY
 }
 
 # pair: every test, two sizes, by count
-"$PERF" $(lcores 0,1) $EAL --file-prefix perft-pair-$$ -- --role=pair \
+"$PERF" -l 0,1 $EAL --file-prefix perft-pair-$$ -- --role=pair \
 	--test=ctrl-lat,ctrl-tput,fp-lat,fp-tput,fp-bidir,conn-rate \
 	--size=64,1000 --count=20000 --warmup=0 --json \
 	> "$out/pair.json" 2> "$out/pair.err" || {
@@ -96,7 +95,7 @@ PY
 check "$out/pair.json" 11 20000
 
 # the same as CSV: one header line, rows of as many fields, the same keys
-"$PERF" $(lcores 0,1) $EAL --file-prefix perft-csv-$$ -- --role=pair \
+"$PERF" -l 0,1 $EAL --file-prefix perft-csv-$$ -- --role=pair \
 	--test=ctrl-lat,ctrl-tput,fp-lat,fp-tput,fp-bidir,conn-rate \
 	--size=64,1000 --count=20000 --warmup=0 --csv \
 	> "$out/pair.csv" 2> "$out/pair-csv.err" || {
@@ -104,20 +103,20 @@ check "$out/pair.json" 11 20000
 check "$out/pair.csv" 11 20000 csv
 # event mode (pair: both sides asleep between messages; nothing sent in
 # idle, whose figure is CPU use): the same checks, by duration
-"$PERF" $(lcores 0,1) $EAL --file-prefix perft-ev-$$ -- --role=pair --event \
+"$PERF" -l 0,1 $EAL --file-prefix perft-ev-$$ -- --role=pair --event \
 	--test=ctrl-lat,wake-lat,idle --size=64 --duration=0.5 --warmup=0.1 \
 	--json > "$out/event.json" 2> "$out/event.err" || {
 	echo "FAIL event run"; cat "$out/event.err"; fail=1; }
 check "$out/event.json" 3 1
 # a window shorter than one round trip (each wake-lat message follows a
 # 100 us pause) still measures one: the window waits for it
-"$PERF" $(lcores 0,1) $EAL --file-prefix perft-short-$$ -- --role=pair --event \
+"$PERF" -l 0,1 $EAL --file-prefix perft-short-$$ -- --role=pair --event \
 	--test=wake-lat --duration=0.00001 --warmup=0 \
 	--json > "$out/short.json" 2> "$out/short.err" || {
 	echo "FAIL short-window run"; cat "$out/short.err"; fail=1; }
 check "$out/short.json" 1 1
 # wake-lat and idle sleep in epoll: without --event they are refused
-if "$PERF" $(lcores 0,1) $EAL --file-prefix perft-noev-$$ -- --role=pair \
+if "$PERF" -l 0,1 $EAL --file-prefix perft-noev-$$ -- --role=pair \
 	--test=wake-lat > "$out/noev.out" 2>&1 ||
    ! grep -q -- "--test=wake-lat: sleeps in epoll: add --event" "$out/noev.out"; then
 	echo "FAIL wake-lat without --event not refused"; cat "$out/noev.out"; fail=1
@@ -126,7 +125,7 @@ else
 fi
 # the DPU's --max-size: a larger fast-path message is refused, with why,
 # and that size skipped (as a size above a device's buffers)
-"$PERF" $(lcores 0,1) $EAL --file-prefix perft-max-$$ -- --role=pair \
+"$PERF" -l 0,1 $EAL --file-prefix perft-max-$$ -- --role=pair \
 	--test=fp-tput --size=64,8192 --max-size=4096 --count=100 --json \
 	> "$out/max.json" 2> "$out/max.err"
 if [ "$(grep -c '"size": 64,' "$out/max.json")" != 1 ] ||
@@ -138,7 +137,7 @@ else
 fi
 # the DPU's --max-mem: queues whose memory does not fit are refused (the
 # host says why and exits non-zero)
-if "$PERF" $(lcores 0,1) $EAL --file-prefix perft-mem-$$ -- --role=pair \
+if "$PERF" -l 0,1 $EAL --file-prefix perft-mem-$$ -- --role=pair \
 	--test=fp-tput --size=1048576 --queues=4 --max-mem=8388608 --count=100 \
 	> "$out/mem.out" 2>&1 ||
    ! grep -q "the DPU refused fp-tput size 1048576 with 4 queue(s) .*: No space left on device" "$out/mem.out" ||
@@ -163,7 +162,7 @@ PY
 
 # text: a header row before the first result of each kind, aligned rows,
 # latency columns only for round trips; the DPU's events between them
-"$PERF" $(lcores 0,1) $EAL --file-prefix perft-text-$$ -- --role=pair \
+"$PERF" -l 0,1 $EAL --file-prefix perft-text-$$ -- --role=pair \
 	--test=ctrl-lat,fp-lat,fp-tput,ctrl-tput,fp-bidir,conn-rate \
 	--size=64,1000 --count=20000 --warmup=0 \
 	> "$out/pair.txt" 2> "$out/pair-txt.err" || {
@@ -195,14 +194,14 @@ print("ok text: 4 headers, aligned rows")
 PY
 
 # several connections and queues: 8 x 4 streams, all delivered
-"$PERF" $(lcores 0,1) $EAL --file-prefix perft-multi-$$ -- --connections=8 \
+"$PERF" -l 0,1 $EAL --file-prefix perft-multi-$$ -- --connections=8 \
 	--queues=4 --test=fp-tput,fp-bidir,ctrl-tput --count=50000 --warmup=0 \
 	--json > "$out/multi.json" 2> "$out/multi.err" || {
 	echo "FAIL multi run"; cat "$out/multi.err"; fail=1; }
 check "$out/multi.json" 3 50000
 
 # --touch and a large size
-"$PERF" $(lcores 0,1) $EAL --file-prefix perft-touch-$$ -- --test=fp-tput \
+"$PERF" -l 0,1 $EAL --file-prefix perft-touch-$$ -- --test=fp-tput \
 	--size=1048576 --count=200 --warmup=0 --touch --json \
 	> "$out/touch.json" 2> "$out/touch.err" || { echo "FAIL touch run"; fail=1; }
 check "$out/touch.json" 1 200
@@ -210,11 +209,11 @@ check "$out/touch.json" 1 200
 # two processes: dpu serves two hosts in a row, then is stopped by SIGINT
 link=$out/link
 mkdir -m 0700 "$link"  # the link folder: this user's alone
-"$PERF" $(lcores 0) $EAL --file-prefix perft-dpu-$$ --vdev=comch_shm0,role=dpu,path=$link \
+"$PERF" -l 0 $EAL --file-prefix perft-dpu-$$ --vdev=comch_shm0,role=dpu,path=$link \
 	-- --role=dpu > "$out/dpu.log" 2>&1 &
 dpu=$!
 for i in 1 2; do
-	"$PERF" $(lcores 1) $EAL --file-prefix perft-host-$$ \
+	"$PERF" -l 1 $EAL --file-prefix perft-host-$$ \
 		--vdev=comch_shm1,role=host,path=$link -- --role=host \
 		--test=fp-tput,ctrl-lat --count=5000 --warmup=0 --json \
 		> "$out/host$i.json" 2> "$out/host$i.err" || {
@@ -226,11 +225,11 @@ wait $dpu || { echo "FAIL dpu exit status"; fail=1; }
 grep -q "served 2 host(s)" "$out/dpu.log" || { echo "FAIL dpu did not serve 2 hosts"; cat "$out/dpu.log"; fail=1; }
 
 # interactive: commands from a pipe, one fp-tput run between start and stop
-"$PERF" $(lcores 0) $EAL --file-prefix perft-idpu-$$ --vdev=comch_shm0,role=dpu,path=$link \
+"$PERF" -l 0 $EAL --file-prefix perft-idpu-$$ --vdev=comch_shm0,role=dpu,path=$link \
 	-- --role=dpu > "$out/idpu.log" 2>&1 &
 dpu=$!
 printf 'set test fp-tput\nset size 256\nset burst 8\nstart\nshow stats\nstop\nset burst 0\nquit\n' |
-	"$PERF" $(lcores 1,0) $EAL --file-prefix perft-ihost-$$ \
+	"$PERF" -l 1,0 $EAL --file-prefix perft-ihost-$$ \
 		--vdev=comch_shm1,role=host,path=$link -- --role=host -i --warmup=0 \
 		> "$out/ihost.log" 2>&1 || { echo "FAIL interactive exit status"; fail=1; }
 kill -INT $dpu
@@ -251,10 +250,10 @@ if grep -q LOST "$out/ihost.log"; then echo "FAIL interactive lost messages"; fa
 if [ -d /dev/hugepages ] && [ "$(cat /proc/sys/vm/nr_hugepages)" -gt 0 ]; then
 	hold_prefix=perft-hold-$$
 	EALH="--no-pci -m 64 --base-virtaddr=0x200000000000 --log-level=lib.eal:error --log-level=lib.telemetry:error --log-level=pmd.comch.shm:warning --log-level=lib.comch:info"
-	"$PERF" $(lcores 0) $EAL --file-prefix perft-sdpu-$$ --vdev=comch_shm0,role=dpu,path=$link \
+	"$PERF" -l 0 $EAL --file-prefix perft-sdpu-$$ --vdev=comch_shm0,role=dpu,path=$link \
 		-- --role=dpu > "$out/sdpu.log" 2>&1 &
 	dpu=$!
-	"$PERF" $(lcores 1) $EALH --file-prefix $hold_prefix --vdev=comch_shm1,role=host,path=$link \
+	"$PERF" -l 1 $EALH --file-prefix $hold_prefix --vdev=comch_shm1,role=host,path=$link \
 		-- --role=host --hold --connections=2 > "$out/hold.log" 2>&1 &
 	hold=$!
 	for i in $(seq 300); do  # until it says so (a failure guard, not a timing)
@@ -262,14 +261,14 @@ if [ -d /dev/hugepages ] && [ "$(cat /proc/sys/vm/nr_hugepages)" -gt 0 ]; then
 		kill -0 $hold 2>/dev/null || break
 		sleep 0.1
 	done
-	"$PERF" $(lcores 0,1) $EALH --proc-type=secondary --file-prefix $hold_prefix -- \
+	"$PERF" -l 0,1 $EALH --proc-type=secondary --file-prefix $hold_prefix -- \
 		--test=fp-lat,fp-tput,fp-bidir --size=64,1000 --count=20000 \
 		--warmup=0 --connections=2 --queues=2 --json \
 		> "$out/sec.json" 2> "$out/sec.err" || {
 		echo "FAIL secondary run"; cat "$out/hold.log" "$out/sec.err"; fail=1; }
 	check "$out/sec.json" 6 20000
 	# what a secondary may not do is refused with a message
-	if "$PERF" $(lcores 0) $EALH --proc-type=secondary --file-prefix $hold_prefix -- \
+	if "$PERF" -l 0 $EALH --proc-type=secondary --file-prefix $hold_prefix -- \
 		--test=ctrl-lat 2> "$out/sec-bad.err"; then
 		echo "FAIL a secondary accepted ctrl-lat"; fail=1
 	fi
@@ -286,16 +285,16 @@ else
 fi
 
 # bad options fail with a message, --help succeeds
-if "$PERF" $(lcores 0) $EAL --file-prefix perft-bad-$$ -- --burst=0 2> "$out/bad.err"; then
+if "$PERF" -l 0 $EAL --file-prefix perft-bad-$$ -- --burst=0 2> "$out/bad.err"; then
 	echo "FAIL --burst=0 accepted"; fail=1
 fi
 grep -q -- "--burst=0: expected an integer" "$out/bad.err" || { echo "FAIL no message for --burst=0"; fail=1; }
-"$PERF" $(lcores 0) $EAL --file-prefix perft-help-$$ -- --help > "$out/help.txt" || fail=1
+"$PERF" -l 0 $EAL --file-prefix perft-help-$$ -- --help > "$out/help.txt" || fail=1
 for want in "--role=ROLE" "--csv" "Mmsg/s (1e6" "GB/s (1e9" "conn_per_s"; do
 	grep -qF -- "$want" "$out/help.txt" || { echo "FAIL --help: no \"$want\""; fail=1; }
 done
 # --json and --csv exclude each other, with a message
-if "$PERF" $(lcores 0) $EAL --file-prefix perft-bad-$$ -- --json --csv 2> "$out/bad.err"; then
+if "$PERF" -l 0 $EAL --file-prefix perft-bad-$$ -- --json --csv 2> "$out/bad.err"; then
 	echo "FAIL --json --csv accepted"; fail=1
 fi
 grep -q -- "--json and --csv exclude each other" "$out/bad.err" ||

@@ -298,11 +298,11 @@ run_dpu(const char *prog, const char *linkdir)
 int
 run_primary(const char *prog, const char *linkdir, const char *prefix)
 {
-	char vdev[256], pfx[128], lcores[512];
+	char vdev[256], pfx[128];
 	/* A fixed base far from libraries, stacks and the sanitizers' shadow
 	 * memory, so that the secondaries can map the primary's memory at
 	 * the same addresses. */
-	const char *argv[] = { prog, lcores, "--no-pci", "-m", "64",
+	const char *argv[] = { prog, "--lcores=0@(0-1)", "--no-pci", "-m", "64",
 		"--base-virtaddr=0x200000000000", pfx, vdev,
 		"--log-level=lib.eal:error", "--log-level=lib.telemetry:error",
 		NULL };
@@ -316,8 +316,7 @@ run_primary(const char *prog, const char *linkdir, const char *prefix)
 	snprintf(pfx, sizeof(pfx), "--file-prefix=%s", prefix);
 	snprintf(vdev, sizeof(vdev), "--vdev=comch_shm_host,role=host,path=%s",
 		linkdir);
-	if (test_lcores_arg("0", lcores, sizeof(lcores)) < 0 ||
-	    rte_eal_init((int)RTE_DIM(argv) - 1, (char **)(uintptr_t)argv) < 0)
+	if (rte_eal_init((int)RTE_DIM(argv) - 1, (char **)(uintptr_t)argv) < 0)
 		return 10;
 	dev = (int16_t)rte_comch_get_dev_id_by_name("comch_shm_host");
 	cli = rte_comch_client_create(dev, &cc);

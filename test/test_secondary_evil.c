@@ -106,8 +106,8 @@ evil_req(struct comch_mp_request *req, uint16_t type, uint32_t token,
 int
 run_evil(const char *prog, int argc, char **argv)
 {
-	char pfx[128], lcores[512];
-	const char *eal[] = { prog, lcores, "--proc-type=secondary",
+	char pfx[128];
+	const char *eal[] = { prog, "--lcores=6@(0-1)", "--proc-type=secondary",
 		pfx, "--no-pci", "--log-level=lib.eal:error", NULL };
 	struct rte_comch_consumer_conf cc = { .nb_posts = 4 };
 	struct rte_comch_consumer *a_cons;
@@ -126,8 +126,7 @@ run_evil(const char *prog, int argc, char **argv)
 	snprintf(pfx, sizeof(pfx), "--file-prefix=%s", argv[0]);
 	dev = (int16_t)atoi(argv[1]);
 	conn_id = (uint32_t)strtoul(argv[2], NULL, 10);
-	if (test_lcores_arg("6", lcores, sizeof(lcores)) < 0 ||
-	    rte_eal_init((int)RTE_DIM(eal) - 1, (char **)(uintptr_t)eal) < 0)
+	if (rte_eal_init((int)RTE_DIM(eal) - 1, (char **)(uintptr_t)eal) < 0)
 		return 10;
 	/* A: legitimate */
 	conn = rte_comch_conn_attach(dev, conn_id);

@@ -372,7 +372,7 @@ run_secondary(const char *prog, int argc, char **argv)
 {
 	static const char * const modes[] = { "normal", "pause", "crash",
 		"exit", "until-gone", "churn", "ctrl", "ctrl-busy" };
-	char pfx[128], lcores[512], line[16];
+	char pfx[128], lcores[32], line[16];
 	const char *eal[] = { prog, lcores, "--proc-type=secondary", pfx,
 		"--no-pci", "--no-telemetry", "--log-level=lib.eal:error", NULL };
 	struct sec s = { 0 };
@@ -391,9 +391,7 @@ run_secondary(const char *prog, int argc, char **argv)
 		return 2;
 	s.mode = (enum sec_mode)m;
 	/* Its own lcore id, on whichever CPU is free. */
-	snprintf(line, sizeof(line), "%u", 2 + s.index);
-	if (test_lcores_arg(line, lcores, sizeof(lcores)) < 0)
-		return 2;
+	snprintf(lcores, sizeof(lcores), "--lcores=%u@(0-1)", 2 + s.index);
 
 	test_log_capture_init();
 	if (rte_eal_init((int)RTE_DIM(eal) - 1, (char **)(uintptr_t)eal) < 0)

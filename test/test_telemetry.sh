@@ -8,7 +8,6 @@
 # and that bad parameters are refused.
 # Usage: test_telemetry.sh <path to dpdk-comch-perf>
 set -u
-. "$(dirname "$0")/comch_lcores.sh"
 PERF=${1:?usage: $0 dpdk-comch-perf}
 EAL="--no-pci --no-huge -m 256 --log-level=lib.eal:error --log-level=lib.telemetry:error --log-level=pmd.comch.shm:warning"
 out=$(mktemp -d /tmp/comch-tel.XXXXXX)
@@ -18,11 +17,11 @@ dpu_prefix=tel-dpu-$$
 host_prefix=tel-host-$$
 trap 'kill $dpu $host 2>/dev/null; rm -rf "$out"' EXIT
 
-"$PERF" $(lcores 0) $EAL --file-prefix $dpu_prefix --vdev=comch_shm0,role=dpu,path=$link \
+"$PERF" -l 0 $EAL --file-prefix $dpu_prefix --vdev=comch_shm0,role=dpu,path=$link \
 	-- --role=dpu > "$out/dpu.log" 2>&1 &
 dpu=$!
 mkfifo "$out/cmds"
-"$PERF" $(lcores 1,0) $EAL --file-prefix $host_prefix --vdev=comch_shm1,role=host,path=$link \
+"$PERF" -l 1,0 $EAL --file-prefix $host_prefix --vdev=comch_shm1,role=host,path=$link \
 	-- --role=host -i --warmup=0 < "$out/cmds" > "$out/host.log" 2>&1 &
 host=$!
 exec 3> "$out/cmds"
