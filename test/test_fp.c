@@ -728,7 +728,8 @@ lcore_job_run(void *arg)
 			last = moved;
 			dl = test_deadline(60);
 		} else {
-			/* the other lcore may share this CPU (none is pinned) */
+			/* the other lcore may share this CPU (a run held to
+			 * fewer CPUs than lcores) */
 			sched_yield();
 		}
 	} while (!done && !test_expired(dl));
@@ -937,7 +938,7 @@ hammer_run(void *arg)
 			h->t_zero++;
 		}
 		/* nothing sent: the consumer side (the main lcore) may share
-		 * this CPU (no test pins a thread) */
+		 * this CPU (a run held to fewer CPUs than lcores) */
 		if (n <= 0)
 			sched_yield();
 		now = rte_get_timer_cycles();
