@@ -224,6 +224,36 @@ kill -INT $dpu
 wait $dpu || { echo "FAIL dpu exit status"; fail=1; }
 grep -q "served 2 host(s)" "$out/dpu.log" || { echo "FAIL dpu did not serve 2 hosts"; cat "$out/dpu.log"; fail=1; }
 
+# a host on one lcore (that lcore forwards, and must also poll its client)
+# whose DPU dies during fp-lat: the echo never comes, the host sees the
+# connection lost and exits non-zero. fp-tput first: its result row says
+# that fp-lat comes next, and 2,000,000 round trips outlast the kill.
+"$PERF" -l 0 $EAL --file-prefix perft-kdpu-$$ --vdev=comch_shm0,role=dpu,path=$link \
+	-- --role=dpu > "$out/kdpu.log" 2>&1 &
+dpu=$!
+timeout 300 "$PERF" -l 1 $EAL --file-prefix perft-khost-$$ \
+	--vdev=comch_shm1,role=host,path=$link -- --role=host \
+	--test=fp-tput,fp-lat --count=2000000 --warmup=0 --csv \
+	> "$out/khost.csv" 2> "$out/khost.err" &
+khost=$!
+for i in $(seq 1200); do  # until the row is out (a failure guard, not a timing)
+	grep -q 'fp-tput' "$out/khost.csv" && break
+	kill -0 $khost 2>/dev/null || break
+	sleep 0.1
+done
+kill -KILL $dpu
+wait $dpu 2>/dev/null
+wait $khost
+rc=$?
+if [ $rc -eq 0 ] || [ $rc -eq 124 ]; then
+	echo "FAIL a single-lcore host whose DPU died in fp-lat: exit status $rc (124: still waiting after 300 s)"
+	cat "$out/khost.csv" "$out/khost.err"; fail=1
+elif grep -q 'fp-lat' "$out/khost.csv"; then
+	echo "FAIL a host whose DPU died reported fp-lat"; fail=1
+else
+	echo "ok a single-lcore host sees its DPU die in fp-lat (exit $rc): $(tail -n 1 "$out/khost.err")"
+fi
+
 # interactive: commands from a pipe, one fp-tput run between start and stop
 "$PERF" -l 0 $EAL --file-prefix perft-idpu-$$ --vdev=comch_shm0,role=dpu,path=$link \
 	-- --role=dpu > "$out/idpu.log" 2>&1 &

@@ -33,17 +33,15 @@ fp_lat_fwd(struct perf_fwd *f)
 			 * immediate data. */
 			op.imm = &st->own_consumer;
 			t0 = rte_rdtsc();
-			/* perf_quit too: in --role=pair a signal ends the
-			 * DPU side, and its echo never comes */
 			do {
 				n = rte_comch_producer_send_burst(st->prod,
 						st->peer_consumer, &op, 1);
-			} while (n == 0 && !s->stop && !perf_quit);
+			} while (n == 0 && fwd_wait_more(f));
 			if (n <= 0)
 				return n;  /* 0: stopped */
 			do {
 				n = fwd_fp_rx(st, 1);
-			} while (n == 0 && !s->stop && !perf_quit);
+			} while (n == 0 && fwd_wait_more(f));
 			if (n <= 0)
 				return n;  /* 0: stopped before the echo */
 			now = rte_rdtsc();

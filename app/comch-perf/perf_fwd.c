@@ -2,8 +2,9 @@
  * Copyright(c) 2026 Comch on DPDK authors
  */
 
-/* The progress line of a running test (perf_fwd.h's loops print it from
- * the driving lcore). */
+/* What the driving lcore does beside forwarding, which perf_fwd.h's loops
+ * do themselves when it forwards: the progress line of a running test,
+ * and polling the connections. */
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -25,4 +26,17 @@ perf_progress(struct perf_session *s, uint64_t now)
 			secs > 0 ? (double)msgs / secs / 1e6 : 0);
 	fflush(stdout);
 	s->next_progress = now + s->tsc_hz;
+}
+
+void
+perf_session_poll(struct perf_session *s)
+{
+	unsigned int i;
+
+	/* Control tests own the connections on their forwarding lcores. */
+	if (!(s->e->flags & PERF_E_FP))
+		return;
+	for (i = 0; i < s->nb_conns; i++)
+		if (s->conns[i].cli != NULL)
+			rte_comch_client_poll(s->conns[i].cli);
 }

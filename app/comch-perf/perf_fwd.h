@@ -22,11 +22,44 @@
 
 /* Account @p n messages sent and @p rx received at @p now; false when
  * this lcore is done. */
+/*
+ * With no worker lcore the driving lcore forwards itself (main_wait() does
+ * not run), so its loops take over main_wait()'s duties every
+ * FWD_MAIN_POLL turns: poll the connections (a DPU that went away is seen
+ * there, and the fast path then fails with -ECONNRESET) and stop a round
+ * trip that outlives s->end_hard.
+ */
+#define FWD_MAIN_POLL 4096
+
+static inline void
+fwd_main_turn(struct perf_fwd *f, uint64_t now)
+{
+	struct perf_session *s = f->s;
+
+	if (likely(!f->is_main) || ++f->main_turns < FWD_MAIN_POLL)
+		return;
+	f->main_turns = 0;
+	perf_session_poll(s);
+	if (s->end_hard != 0 && now >= s->end_hard)
+		s->stop = true;
+}
+
+/* A loop waiting for one message goes on while this is true. */
+static inline bool
+fwd_wait_more(struct perf_fwd *f)
+{
+	fwd_main_turn(f, rte_rdtsc());
+	/* perf_quit too: in --role=pair a signal ends the DPU side, and
+	 * what the loop waits for never comes */
+	return !f->s->stop && !perf_quit;
+}
+
 static inline bool
 fwd_step(struct perf_fwd *f, uint64_t now, uint64_t n, uint64_t rx)
 {
 	struct perf_session *s = f->s;
 
+	fwd_main_turn(f, now);
 	f->sent += n;
 	f->received += rx;
 	if (now >= s->warm_end) {

@@ -498,19 +498,6 @@ err:
 	return ret;
 }
 
-void
-perf_session_poll(struct perf_session *s)
-{
-	unsigned int i;
-
-	/* Control tests own the connections on their forwarding lcores. */
-	if (!(s->e->flags & PERF_E_FP))
-		return;
-	for (i = 0; i < s->nb_conns; i++)
-		if (s->conns[i].cli != NULL)
-			rte_comch_client_poll(s->conns[i].cli);
-}
-
 /* Wait for the forwarding lcores (or be one); the connections stay
  * polled meanwhile. */
 static void

@@ -64,6 +64,8 @@ struct perf_fwd {
 	int err;
 	bool done;
 	bool is_main;                  /* runs on the driving lcore */
+	uint32_t main_turns;           /* is_main: turns since it last
+					* polled the connections */
 	uint64_t cpu_us;               /* idle: CPU time of this lcore over
 					* the window */
 	struct perf_hist hist;
