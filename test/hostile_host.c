@@ -2328,16 +2328,22 @@ mode_unread_churn(void)
 			break;
 		h[i].no_sock_read = true;
 		for (r = 0; r < opt.rounds && !quit; r++) {
+			/* ready_wait: a loaded machine can keep the DPU
+			 * off its core for seconds */
 			if (perf_send(&h[i], PERF_MSG_BEGIN, PERF_FP_TPUT, 64,
 					32, opt.queues, 0, 0) < 0 ||
-			    !perf_wait(&h[i], PERF_MSG_READY, 10))
+			    !perf_wait(&h[i], PERF_MSG_READY, ready_wait))
 				break;
 			ready++;
 			if (perf_send(&h[i], PERF_MSG_BEGIN, PERF_CTRL_LAT, 64,
 					1, 1, 0, 0) < 0 ||
-			    !perf_wait(&h[i], PERF_MSG_READY, 10))
+			    !perf_wait(&h[i], PERF_MSG_READY, ready_wait))
 				break;
 		}
+		if (r < opt.rounds && !quit)
+			say("unread-churn: connection %u stopped in round %u: %s",
+				i, r, h[i].eof ? "ended by the DPU" :
+				"no READY (refused, or none within the wait)");
 	}
 	for (k = 0; k < i; k++)
 		ended += sock_hung_up(h[k].sock);
