@@ -80,6 +80,15 @@ test_run_cases(const char *suite, const struct test_case *cases, size_t n)
 	return failed == 0 ? 0 : 1;
 }
 
+/*
+ * How long a test waits for what must happen before it calls it a
+ * failure. A passing run never reaches it; it is long because a loaded
+ * machine can keep a thread pinned to a busy core off that core for
+ * seconds (doc/guides/testing.md). Windows in which something must NOT
+ * happen are short and named as such where they are used.
+ */
+#define TEST_GUARD_S 60
+
 /* Failure guard: seconds from now, in timer cycles. */
 static inline uint64_t
 test_deadline(double seconds)

@@ -60,8 +60,8 @@
 
 #define MAX_RCONS 256      /* the DPU's consumers we map */
 #define MAX_LCONS 256      /* our consumers */
-#define ANSWER_WAIT_S 15   /* generous: ACCEPT/REJECT or EOF */
-#define CLOSE_WAIT_S 20    /* generous: a violation punished */
+#define ANSWER_WAIT_S 60   /* generous (a loaded machine): ACCEPT/REJECT or EOF */
+#define CLOSE_WAIT_S 60    /* generous (a loaded machine): a violation punished */
 
 /* ------------------------------------------------------------ options */
 

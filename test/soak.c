@@ -435,7 +435,7 @@ main(int argc, char **argv)
 			 RTE_COMCH_STATE_IDLE)
 			rte_comch_client_stop(clients[i].cli);
 	}
-	end = test_deadline(5);
+	end = test_deadline(TEST_GUARD_S);
 	for (;;) {
 		fds1 = test_count_fds(); /* keep the settled reading */
 		if ((rte_comch_server_conn_count(srv) == 0 && fds1 == fds0) ||

@@ -181,7 +181,7 @@ test_states_and_limits(void)
 	CHECK_EQ(rte_comch_client_stop(cli), -EBUSY);
 	CHECK_OK(rte_comch_server_start(srv));
 	CHECK_OK(rte_comch_client_start(cli));
-	dl = test_deadline(10);
+	dl = test_deadline(TEST_GUARD_S);
 	while (rte_comch_client_state(cli, &err) == RTE_COMCH_STATE_STARTING &&
 	       !test_expired(dl)) {
 		rte_comch_server_poll(srv);

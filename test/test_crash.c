@@ -302,7 +302,7 @@ static int
 side_teardown(struct side *sd)
 {
 	struct rte_comch_completion cpl[16];
-	uint64_t dl = test_deadline(5);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 
 	if (sd->prod != NULL) {
 		rte_comch_producer_stop(sd->prod);
@@ -372,7 +372,7 @@ run_for(double max_ms, void (*step)(void *), void *arg)
 	uint64_t dl;
 
 	if (rand() % 5 != 0) {
-		dl = test_deadline(20);
+		dl = test_deadline(TEST_GUARD_S);
 		while (board->phase < 2 && !test_expired(dl))
 			step(arg);
 	}
@@ -421,7 +421,7 @@ test_kill_hosts(void)
 		CHECK_OK(reap(pid));
 		if (sv.conn != NULL) {
 			connected++;
-			dl = test_deadline(5);
+			dl = test_deadline(TEST_GUARD_S);
 			while (sv.lost == 0 && !test_expired(dl))
 				rte_comch_server_poll(k.srv);
 			CHECK_EQ(sv.lost, 1);
@@ -433,7 +433,7 @@ test_kill_hosts(void)
 		CHECK_EQ(rte_comch_server_conn_count(k.srv), 0);
 		/* accepted sockets still waiting for HELLO are dropped by the
 		 * interrupt thread; give it a moment */
-		dl = test_deadline(2);
+		dl = test_deadline(TEST_GUARD_S);
 		while ((fds = test_count_fds()) != fds0 && !test_expired(dl))
 			rte_comch_server_poll(k.srv);
 		CHECK_EQ(fds, fds0);
@@ -500,7 +500,7 @@ test_kill_dpus(void)
 		CHECK_OK(reap(pid));
 		if (k.sd.cons != NULL || k.sd.prod != NULL ||
 		    rte_comch_client_conn(k.cli) != NULL) {
-			dl = test_deadline(5);
+			dl = test_deadline(TEST_GUARD_S);
 			while (rte_comch_client_state(k.cli, NULL) ==
 			       RTE_COMCH_STATE_RUNNING && !test_expired(dl))
 				rte_comch_client_poll(k.cli);

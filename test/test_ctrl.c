@@ -107,7 +107,7 @@ static enum rte_comch_state
 connect_client(struct rte_comch_client *cli, struct rte_comch_server *srv,
 		int *err)
 {
-	uint64_t deadline = test_deadline(10);
+	uint64_t deadline = test_deadline(TEST_GUARD_S);
 	enum rte_comch_state st;
 
 	if (rte_comch_client_start(cli) != 0)
@@ -124,20 +124,20 @@ connect_client(struct rte_comch_client *cli, struct rte_comch_server *srv,
 	return st;
 }
 
-/* Poll a client until it leaves "running" (failure guard: 10 s). */
+/* Poll a client until it leaves "running" (failure guard TEST_GUARD_S). */
 static void
 poll_client_while_running(struct rte_comch_client *cli)
 {
-	uint64_t dl = test_deadline(10);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 
 	while (rte_comch_client_state(cli, NULL) == RTE_COMCH_STATE_RUNNING &&
 	       !test_expired(dl))
 		rte_comch_client_poll(cli);
 }
 
-/* Poll the server until @p cond holds (failure guard: 10 s). */
+/* Poll the server until @p cond holds (failure guard TEST_GUARD_S). */
 #define POLL_SERVER_UNTIL(srv, cli, cond) do { \
-	uint64_t dl_ = test_deadline(10); \
+	uint64_t dl_ = test_deadline(TEST_GUARD_S); \
 	while (!(cond) && !test_expired(dl_)) { \
 		rte_comch_server_poll(srv); \
 		if ((cli) != NULL) \
@@ -830,7 +830,7 @@ test_dispatch_budget(void)
 	struct rte_comch_event *ev;
 	struct flood f = { 0 };
 	uint32_t polls = 0, before, v = 7;
-	uint64_t dl = test_deadline(10);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 	int err;
 
 	conf.cb_arg = &f;

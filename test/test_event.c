@@ -11,7 +11,7 @@
  * wakes what sleeps on it; no fd left behind.
  *
  * An fd "wakes" here when poll() says it is readable within a failure
- * guard (10 s); "does not wake" is checked once the cause is certainly
+ * guard (TEST_GUARD_S); "does not wake" is checked once the cause is certainly
  * over (the sends returned), with poll() at 0.
  */
 
@@ -33,7 +33,7 @@ readable(const struct rte_comch_event *ev, int ms)
 	return poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
 }
 
-#define WAKES(ev) CHECK(readable(ev, 10000), "%s did not wake", #ev)
+#define WAKES(ev) CHECK(readable(ev, TEST_GUARD_S * 1000), "%s did not wake", #ev)
 #define SLEEPS(ev) CHECK(!readable(ev, 0), "%s is readable", #ev)
 
 struct ev_link {
@@ -91,7 +91,7 @@ link_open(struct ev_link *l, const char *name, uint32_t flags, bool callback,
 		.msg_cb = callback ? on_msg : NULL, .cb_arg = l,
 		.flags = flags };
 	struct rte_comch_event *sev, *cev;
-	uint64_t dl = test_deadline(10);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 
 	memset(l, 0, sizeof(*l));
 	l->srv = rte_comch_server_create(dpu, &sc);
@@ -253,7 +253,7 @@ test_ctrl_burst(void)
 	 * message still wakes it (the host kicks once it maps the page). */
 	CHECK_EQ(rte_comch_event_arm(dev_ev), 0);
 	CHECK_OK(rte_comch_msg_send(l.hconn, "a", 1));
-	dl = test_deadline(10);
+	dl = test_deadline(TEST_GUARD_S);
 	while (!readable(dev_ev, 0) && !test_expired(dl))
 		rte_comch_client_poll(l.cli);
 	WAKES(dev_ev);
@@ -308,7 +308,7 @@ test_ctrl_burst(void)
 	CHECK_EQ(rte_comch_event_arm(sev), 0);
 	CHECK_OK(rte_comch_client_stop(l.cli));
 	WAKES(sev);
-	dl = test_deadline(10);
+	dl = test_deadline(TEST_GUARD_S);
 	while (l.lost == 0 && !test_expired(dl)) {
 		if (rte_comch_event_arm(sev) == 0)
 			WAKES(sev);
@@ -345,7 +345,7 @@ test_ctrl_callback(void)
 	CHECK_OK(rte_comch_msg_send(l.hconn, "h", 1));
 	WAKES(sev);
 	SLEEPS(cev);
-	dl = test_deadline(10);
+	dl = test_deadline(TEST_GUARD_S);
 	while (l.msgs_cb == 0 && !test_expired(dl)) {
 		rte_comch_server_poll(l.srv);
 		if (l.msgs_cb == 0 && rte_comch_event_arm(sev) == 0)
@@ -398,7 +398,7 @@ test_consumer(void)
 	CHECK_EQ(rte_comch_consumer_post_burst(cons, bufs, lens, 8), 8);
 	prod = rte_comch_producer_create(l.hconn, NULL);
 	CHECK(prod != NULL && rte_comch_producer_start(prod) == 0, "producer");
-	dl = test_deadline(10);
+	dl = test_deadline(TEST_GUARD_S);
 	while (l.last_consumer != rte_comch_consumer_id(cons) &&
 	       !test_expired(dl))
 		link_poll(&l);
@@ -449,7 +449,7 @@ test_consumer(void)
 	/* A stop: its poll has cancellations to return. */
 	CHECK_OK(rte_comch_consumer_stop(cons));
 	CHECK_EQ(rte_comch_event_arm(ev), 1);
-	dl = test_deadline(10);
+	dl = test_deadline(TEST_GUARD_S);
 	while (rte_comch_consumer_state(cons) != RTE_COMCH_STATE_IDLE &&
 	       !test_expired(dl))
 		rte_comch_consumer_poll_burst(cons, cpl, 8);
@@ -487,7 +487,7 @@ test_loss_wakes_consumer(void)
 	ev = rte_comch_consumer_event(cons);
 	CHECK_EQ(rte_comch_event_arm(ev), 0);
 	CHECK_OK(rte_comch_client_stop(l.cli));
-	dl = test_deadline(10);
+	dl = test_deadline(TEST_GUARD_S);
 	while (l.lost == 0 && !test_expired(dl))
 		rte_comch_server_poll(l.srv);
 	CHECK_EQ(l.lost, 1);
@@ -531,7 +531,7 @@ test_no_fd_left(void)
 			"consumer");
 		link_settle(&l);
 		CHECK_OK(rte_comch_consumer_stop(cons));
-		dl = test_deadline(10);
+		dl = test_deadline(TEST_GUARD_S);
 		while (rte_comch_consumer_state(cons) != RTE_COMCH_STATE_IDLE &&
 		       !test_expired(dl))
 			rte_comch_consumer_poll_burst(cons, cpl, 4);
@@ -579,18 +579,18 @@ test_outbox_while_asleep(void)
 			"consumer %u", i);
 	}
 	last = rte_comch_consumer_id(cons[RTE_DIM(cons) - 1]);
-	dl = test_deadline(10);
+	dl = test_deadline(TEST_GUARD_S);
 	while (rte_comch_event_arm(sev) != 0 && !test_expired(dl))
 		rte_comch_server_poll(l.srv);
 	/* the server sleeps from now on; the host takes what comes */
-	dl = test_deadline(10);
+	dl = test_deadline(TEST_GUARD_S);
 	while (l.last_consumer != last && !test_expired(dl))
 		rte_comch_client_poll(l.cli);
 	CHECK(l.last_consumer == last, "the host knows consumer %u, not %u",
 		l.last_consumer, last);
 	for (i = 0; i < RTE_DIM(cons); i++) {
 		CHECK_OK(rte_comch_consumer_stop(cons[i]));
-		dl = test_deadline(10);
+		dl = test_deadline(TEST_GUARD_S);
 		while (rte_comch_consumer_state(cons[i]) != RTE_COMCH_STATE_IDLE &&
 		       !test_expired(dl))
 			rte_comch_consumer_poll_burst(cons[i], cpl, 4);

@@ -65,7 +65,7 @@ readable_fd(int fd, int ms)
 	return poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
 }
 
-#define WAKES(ev) CHECK(readable_fd(rte_comch_event_fd(ev), 10000), \
+#define WAKES(ev) CHECK(readable_fd(rte_comch_event_fd(ev), TEST_GUARD_S * 1000), \
 	"%s did not wake", #ev)
 
 /* Receive one protocol message from the DPU (polling its server), with
@@ -78,7 +78,7 @@ evil_recv(struct evil *e, struct shm_msg *m, int *fds, int *nfds)
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 		.msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *c;
-	uint64_t dl = test_deadline(5);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 	ssize_t n;
 
 	*nfds = 0;
@@ -101,7 +101,7 @@ static int
 evil_open_flags(struct evil *e, uint32_t flags)
 {
 	struct shm_msg m;
-	uint64_t dl = test_deadline(5);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 	int err;
 
 	memset(&sv, 0, sizeof(sv));
@@ -126,7 +126,7 @@ evil_open_flags(struct evil *e, uint32_t flags)
 static int
 expect_refused(const char *why)
 {
-	uint64_t dl = test_deadline(5);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 
 	while (sv.disconnects == 0 && !test_expired(dl))
 		rte_comch_server_poll(srv);
@@ -223,7 +223,7 @@ static int
 evil_cons_close(struct evil_cons *x)
 {
 	struct rte_comch_completion cpl[64];
-	uint64_t dl = test_deadline(10);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 	int i;
 
 	if (rte_comch_consumer_state(x->cons) == RTE_COMCH_STATE_RUNNING)
@@ -536,7 +536,7 @@ test_peer_dies(void)
 	close(e.sock);    /* no BYE: as a killed process */
 	e.sock = -1;
 	WAKES(sev);
-	dl = test_deadline(10);
+	dl = test_deadline(TEST_GUARD_S);
 	while (sv.disconnects == 0 && !test_expired(dl)) {
 		if (rte_comch_event_arm(sev) == 0)
 			WAKES(sev);

@@ -163,7 +163,7 @@ side_setup(struct side *s, int16_t dev)
 	struct epoll_event e = { .events = EPOLLIN };
 	void *bufs[POSTS];
 	uint32_t lens[POSTS];
-	uint64_t dl = test_deadline(30);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 	int i;
 
 	s->mem = rte_comch_mem_create(dev, POSTS * BUF, SOCKET_ID_ANY);
@@ -204,7 +204,7 @@ side_teardown(struct side *s)
 {
 	struct rte_comch_completion cpl[BURST];
 	struct rte_comch_event_stats st;
-	uint64_t dl = test_deadline(30);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 	int i;
 
 	for (i = 0; i < 3; i++) {
@@ -322,7 +322,7 @@ side_send(struct side *s, bool *ctrl_blocked, bool *fp_blocked)
 static int
 side_fin(struct side *s)
 {
-	uint64_t dl = test_deadline(30);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 	int r;
 
 	do {
@@ -505,7 +505,7 @@ child_main(const char *dir, uint64_t n_ctrl, uint64_t n_fp)
 		(int16_t)rte_comch_get_dev_id_by_name("comch_shm_h"), &conf);
 	if (s.cli == NULL || rte_comch_client_start(s.cli) < 0)
 		return 11;
-	dl = test_deadline(30);
+	dl = test_deadline(TEST_GUARD_S);
 	while (rte_comch_client_state(s.cli, &err) == RTE_COMCH_STATE_STARTING &&
 	       !test_expired(dl))
 		rte_comch_client_poll(s.cli);
@@ -588,7 +588,7 @@ main(int argc, char **argv)
 	printf("event_stress: %" PRIu64 " messages: %" PRIu64 " control and %" PRIu64 " fast-path each way\n",
 		2 * (n_ctrl + n_fp), n_ctrl, n_fp);
 	fflush(stdout);
-	dl = test_deadline(30);
+	dl = test_deadline(TEST_GUARD_S);
 	while (s.conn == NULL && !test_expired(dl))
 		rte_comch_server_poll(s.srv);
 	t0 = rte_get_timer_cycles();
@@ -622,7 +622,7 @@ main(int argc, char **argv)
 		waitpid(pid, &status, 0);
 	}
 	if (s.conn != NULL) {
-		uint64_t d2 = test_deadline(10);
+		uint64_t d2 = test_deadline(TEST_GUARD_S);
 
 		while (!s.lost && !test_expired(d2))
 			rte_comch_server_poll(s.srv);

@@ -88,7 +88,7 @@ poll_for(double seconds, bool (*done)(void))
 static int
 wait_fds(int want)
 {
-	uint64_t dl = test_deadline(5);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 	int n;
 
 	while ((n = test_count_fds()) != want && !test_expired(dl))
@@ -107,7 +107,7 @@ lost_one(void)
 static int
 expect_broken(const char *log)
 {
-	poll_for(5, lost_one);
+	poll_for(TEST_GUARD_S, lost_one);
 	CHECK_EQ(ev.disconnects, 1);
 	CHECK_EQ(ev.last_err, -EPROTO);
 	CHECK(log == NULL || test_log_has(log), "log lacks \"%s\"", log);
@@ -136,7 +136,7 @@ good_client_check(void)
 	struct rte_comch_client_conf conf = { .server_name = "evil" };
 	struct rte_comch_client *cli = rte_comch_client_create(host, &conf);
 	struct rte_comch_msg m;
-	uint64_t dl = test_deadline(10);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 	uint32_t i, v;
 	int err, n;
 
@@ -160,7 +160,7 @@ good_client_check(void)
 	}
 	CHECK_OK(rte_comch_client_stop(cli));
 	CHECK_OK(rte_comch_client_destroy(cli));
-	poll_for(5, lost_one);
+	poll_for(TEST_GUARD_S, lost_one);
 	CHECK_EQ(ev.last_err, 0); /* closed on purpose */
 	return 0;
 }
@@ -344,7 +344,7 @@ case_close_or_die(void)
 	CHECK_OK(evil_open(&e, link_dir, srv));
 	CHECK_OK(raw_send(e.sock, &m, sizeof(m), NULL, 0));
 	evil_close(&e);
-	poll_for(5, lost_one);
+	poll_for(TEST_GUARD_S, lost_one);
 	CHECK_EQ(ev.disconnects, 1);
 	CHECK_EQ(ev.last_err, 0);
 	CHECK(test_log_has("closed by the peer") && !test_log_has("lost"),
@@ -355,7 +355,7 @@ case_close_or_die(void)
 	test_log_reset();
 	CHECK_OK(evil_open(&e, link_dir, srv));
 	evil_close(&e);
-	poll_for(5, lost_one);
+	poll_for(TEST_GUARD_S, lost_one);
 	CHECK_EQ(ev.disconnects, 1);
 	CHECK_EQ(ev.last_err, -ECONNRESET);
 	CHECK(test_log_has("lost: the peer went away without closing"),
@@ -433,7 +433,7 @@ case_seq_wrong(void)
 	CHECK_OK(rte_comch_msg_send(ev.last_conn, &v, sizeof(v)));
 	CHECK_EQ(ev.disconnects, 0);
 	evil_close(&e);
-	poll_for(5, lost_one);
+	poll_for(TEST_GUARD_S, lost_one);
 	CHECK_EQ(ev.last_err, -ECONNRESET);
 	return 0;
 }
@@ -563,7 +563,7 @@ case_corrupt_posts(void)
 		CHECK_OK(sealed_memfd(rs, true, &fds[0], &ring));
 		CHECK_OK(sealed_memfd(4096, true, &fds[1], &mem));
 		CHECK_OK(send_consumer_add(&e, 1, 8, 32, rs, 4096, fds, 2));
-		poll_for(5, consumer_known);
+		poll_for(TEST_GUARD_S, consumer_known);
 		CHECK_EQ(ev.consumer_created, 1);
 		hdr = ring;
 		slots = RTE_PTR_ADD(ring, sizeof(*hdr));
@@ -610,7 +610,7 @@ evil_consumer_ring(struct evil *e, void **ring, size_t *ring_size, int *fds)
 	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 		.msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	uint64_t dl = test_deadline(5);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 	int n;
 
 	do
@@ -687,7 +687,7 @@ evil_cons_close(struct evil_cons *x)
 	close(x->fds[0]);
 	close(x->fds[1]);
 	evil_close(&x->e);
-	poll_for(5, lost_one);
+	poll_for(TEST_GUARD_S, lost_one);
 	CHECK_OK(expect_released());
 	return 0;
 }

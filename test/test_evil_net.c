@@ -115,7 +115,7 @@ net_hello(struct ncm_msg_hello *h, uint16_t queues)
 static int
 net_evil_hung_up(struct evil *e)
 {
-	uint64_t dl = test_deadline(30);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 	char buf[512], cbuf[CMSG_SPACE(4 * sizeof(int))];
 	ssize_t n;
 
@@ -211,7 +211,7 @@ case_net_bad_messages(void)
 			net_evil_msg(&e, n++, &q, sizeof(q));
 			break;
 		}
-		CHECK(test_log_wait(bad[k].log, 10), "log lacks \"%s\"", bad[k].log);
+		CHECK(test_log_wait(bad[k].log, TEST_GUARD_S), "log lacks \"%s\"", bad[k].log);
 		CHECK(test_log_has("the peer broke the port protocol"), "protocol");
 		CHECK_OK(net_evil_hung_up(&e));
 		evil_close(&e);
@@ -236,13 +236,13 @@ case_net_disagree(void)
 	CHECK_OK(net_evil_open(&e));
 	net_hello(&h, 3);
 	net_evil_msg(&e, 0, &h, sizeof(h));
-	CHECK(test_log_wait("the two ends disagree: the peer's port has queues=3, this one queues=2", 10),
+	CHECK(test_log_wait("the two ends disagree: the peer's port has queues=3, this one queues=2", TEST_GUARD_S),
 		"disagreement logged");
 	CHECK_OK(rte_eth_link_get_nowait((uint16_t)port, &l));
 	CHECK_EQ(l.link_status, RTE_ETH_LINK_DOWN);
 	CHECK(!test_log_has("broke the port protocol"), "not a violation");
 	evil_close(&e);
-	CHECK(test_log_wait("connection", 10), "loss seen");
+	CHECK(test_log_wait("connection", TEST_GUARD_S), "loss seen");
 	return net_port_close((uint16_t)port, "net_comch_evil");
 }
 
@@ -284,7 +284,7 @@ net_cons_map(struct evil *e, struct net_cons *c)
 	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 		.msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	uint64_t dl = test_deadline(10);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 	int fds[2], n;
 
 	do
@@ -331,7 +331,7 @@ net_fill(struct net_cons *c, const void *data, uint32_t len,
 static int
 net_rx(uint16_t port, uint16_t q, int want, struct rte_mbuf **keep)
 {
-	uint64_t dl = test_deadline(want == 0 ? 0.2 : 10);
+	uint64_t dl = test_deadline(want == 0 ? 0.2 : TEST_GUARD_S);
 	struct rte_mbuf *m[32];
 	int got = 0, i, r;
 
@@ -431,7 +431,7 @@ case_net_frames(void)
 	lens[0] = NET_BUF + 1;
 	net_fill(&c[0], payload, NET_BUF + 1, lens, 2);
 	CHECK_EQ(net_rx((uint16_t)port, 0, 0, NULL), 0);
-	CHECK(test_log_wait("broke the ring protocol", 10), "the connection broken");
+	CHECK(test_log_wait("broke the ring protocol", TEST_GUARD_S), "the connection broken");
 	CHECK_OK(net_evil_hung_up(&e));
 	for (k = 0; k < 2; k++) {
 		munmap(c[k].ring, c[k].ring_size);
@@ -506,7 +506,7 @@ net_obs_arm(struct evil *e, const char *trigger)
 static int
 net_obs_wait(void)
 {
-	uint64_t dl = test_deadline(10);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 
 	while (!__atomic_load_n(&net_obs.done, __ATOMIC_ACQUIRE) &&
 	       !test_expired(dl))
@@ -553,7 +553,7 @@ net_ctrl_budget_run(struct evil *e)
 		"one tick read (and confirmed) %u of %u messages", net_obs.seen,
 		e->tx.depth);
 	/* The rest on the next ticks. */
-	dl = test_deadline(10);
+	dl = test_deadline(TEST_GUARD_S);
 	while (*net_obs.tx_cons != e->tx.depth && !test_expired(dl))
 		rte_delay_us_sleep(1000);
 	CHECK_EQ(*net_obs.tx_cons, e->tx.depth);
@@ -632,7 +632,7 @@ case_net_honest(void)
 	h = net_port_open("net_comch_honest",
 		"comch=comch_shm_host,server=evilnet,queues=2,bufs=8");
 	CHECK(d >= 0 && h >= 0, "ports");
-	dl = test_deadline(20);
+	dl = test_deadline(TEST_GUARD_S);
 	while (sent < 4 && !test_expired(dl)) {
 		for (k = 0; k < 4; k++) {
 			m[k] = rte_pktmbuf_alloc(net_mp);

@@ -64,7 +64,7 @@ link_open(struct fp_link *l, const char *name)
 		.connect_cb = on_connect, .consumer_event_cb = on_consumer };
 	struct rte_comch_client_conf cc = { .server_name = name,
 		.consumer_event_cb = on_consumer };
-	uint64_t dl = test_deadline(10);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 
 	memset(l, 0, sizeof(*l));
 	sc.cb_arg = &l->dev_ev;
@@ -94,9 +94,9 @@ link_poll(struct fp_link *l)
 	rte_comch_client_poll(l->cli);
 }
 
-/* Poll both ends until @p cond (failure guard 10 s). */
+/* Poll both ends until @p cond (failure guard TEST_GUARD_S). */
 #define LINK_POLL_UNTIL(l, cond) do { \
-	uint64_t dl_ = test_deadline(10); \
+	uint64_t dl_ = test_deadline(TEST_GUARD_S); \
 	while (!(cond) && !test_expired(dl_)) \
 		link_poll(l); \
 	CHECK(cond, "timed out waiting for %s", #cond); \
@@ -121,7 +121,7 @@ consumer_on_dpu(struct fp_link *l, struct rte_comch_mem *mem,
 		.nb_posts = nb_posts, .max_imm_len = imm };
 	struct rte_comch_consumer *c = rte_comch_consumer_create(l->dconn, &conf);
 	uint32_t before = l->host_ev.created;
-	uint64_t dl = test_deadline(10);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 
 	if (c == NULL || rte_comch_consumer_start(c) != 0)
 		return NULL;
@@ -147,7 +147,7 @@ static int
 destroy_consumer(struct fp_link *l, struct rte_comch_consumer *c)
 {
 	struct rte_comch_completion cpl[64];
-	uint64_t dl = test_deadline(10);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 
 	if (rte_comch_consumer_state(c) != RTE_COMCH_STATE_IDLE)
 		CHECK_OK(rte_comch_consumer_stop(c));
@@ -703,7 +703,7 @@ lcore_job_run(void *arg)
 	struct lcore_job *j = arg;
 	/* failure guard: 60 s without any progress (a stall), however
 	 * long the whole takes on a busy machine */
-	uint64_t dl = test_deadline(60), moved, last = 0;
+	uint64_t dl = test_deadline(TEST_GUARD_S), moved, last = 0;
 	int done, i;
 
 	do {
@@ -726,7 +726,7 @@ lcore_job_run(void *arg)
 		}
 		if (moved != last) {
 			last = moved;
-			dl = test_deadline(60);
+			dl = test_deadline(TEST_GUARD_S);
 		} else {
 			/* the other lcore may share this CPU (a run held to
 			 * fewer CPUs than lcores) */
@@ -983,7 +983,7 @@ test_withdraw_while_sending(void)
 				&len, 1), 1);
 		h.target = rte_comch_consumer_id(c);
 		/* messages in, and the producer still at it: withdraw it */
-		dl = test_deadline(10);
+		dl = test_deadline(TEST_GUARD_S);
 		got = 0;
 		while (got < 16 && !test_expired(dl)) {
 			n = rte_comch_consumer_poll_burst(c, cpl, RTE_DIM(cpl));

@@ -237,7 +237,7 @@ static int
 honest_open(void)
 {
 	struct rte_comch_client_conf conf = { .server_name = "evil" };
-	uint64_t dl = test_deadline(10);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 
 	memset(&honest, 0, sizeof(honest));
 	honest.cli = rte_comch_client_create(host, &conf);
@@ -290,19 +290,19 @@ tick(void)
 	honest_step();
 }
 
-/* The honest client got @p n more echoes, all right (failure guard 10 s
+/* The honest client got @p n more echoes, all right (failure guard TEST_GUARD_S
  * with no progress at all: a stall). */
 static int
 honest_progress(uint64_t n)
 {
 	uint64_t want = honest.echoed + n, last = honest.echoed;
-	uint64_t dl = test_deadline(10);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 
 	while (honest.echoed < want && !honest.bad) {
 		tick();
 		if (honest.echoed != last) {
 			last = honest.echoed;
-			dl = test_deadline(10);
+			dl = test_deadline(TEST_GUARD_S);
 		}
 		CHECK(!test_expired(dl), "honest client stalled at %" PRIu64
 			" echoes", honest.echoed);
@@ -314,7 +314,7 @@ honest_progress(uint64_t n)
 static int
 honest_close(void)
 {
-	uint64_t dl = test_deadline(10);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 
 	/* drain what is in flight */
 	while (honest.echoed != honest.sent && !honest.bad &&
@@ -329,7 +329,7 @@ honest_close(void)
 	CHECK_OK(rte_comch_client_destroy(honest.cli));
 	memset(&honest, 0, sizeof(honest));
 	/* the DPU let go of it too: nothing carries over to the next case */
-	dl = test_deadline(10);
+	dl = test_deadline(TEST_GUARD_S);
 	while (honest_dpu_conn != NULL && !test_expired(dl))
 		dpu_serve();
 	CHECK(honest_dpu_conn == NULL, "the DPU kept the honest connection");
@@ -374,7 +374,7 @@ case_fd_resized_in_check(void)
 		CHECK_OK(raw_send(e.sock, &m, sizeof(m), &fd, 1));
 		t = -1;
 		{
-			uint64_t dl = test_deadline(10);
+			uint64_t dl = test_deadline(TEST_GUARD_S);
 
 			while (race_hits == 0 && !test_expired(dl))
 				tick();
@@ -398,7 +398,7 @@ case_fd_resized_in_check(void)
 			memset(&ev, 0, sizeof(ev));
 			race_hits = 0;
 			CHECK_OK(evil_open(&e, link_dir, srv));
-			TICK_UNTIL(last_dconn() != NULL, 10);
+			TICK_UNTIL(last_dconn() != NULL, TEST_GUARD_S);
 			fds[0] = memfd_create("hostile", MFD_CLOEXEC |
 					MFD_ALLOW_SEALING);
 			CHECK(fds[0] >= 0 && ftruncate(fds[0], (off_t)rs) == 0,
@@ -411,8 +411,8 @@ case_fd_resized_in_check(void)
 			race_fd = fds[t];
 			CHECK_OK(send_consumer_add(&e, 1, 8, 32, rs, 4096, fds,
 					2));
-			TICK_UNTIL(race_hits == 1, 10);
-			TICK_UNTIL(last_dconn() == NULL, 10);
+			TICK_UNTIL(race_hits == 1, TEST_GUARD_S);
+			TICK_UNTIL(last_dconn() == NULL, TEST_GUARD_S);
 			CHECK_EQ(ev.attacker_err, -EPROTO);
 			CHECK(test_log_has("malformed or unexpected message from the peer: CONSUMER_ADD 1: region"),
 				"reason logged");
@@ -443,7 +443,7 @@ case_ctrl_msg_stable(void)
 	uint64_t v = 1234, evil_v = 666, got;
 
 	CHECK_OK(evil_open(&e, link_dir, srv));
-	TICK_UNTIL(last_dconn() != NULL, 10);
+	TICK_UNTIL(last_dconn() != NULL, TEST_GUARD_S);
 	conn = last_dconn();
 	/* message 0 in the DPU's mailbox, which the host writes */
 	slot = RTE_PTR_ADD(e.srv_mb, sizeof(struct shm_mailbox_hdr));
@@ -460,7 +460,7 @@ case_ctrl_msg_stable(void)
 	CHECK_EQ(got, v);                    /* ... and the same when used */
 	CHECK_EQ(m.len, sizeof(v));
 	evil_close(&e);
-	TICK_UNTIL(last_dconn() == NULL, 10);
+	TICK_UNTIL(last_dconn() == NULL, TEST_GUARD_S);
 	return 0;
 }
 
@@ -475,7 +475,7 @@ read_consumer_add(struct evil *e, void **ring, size_t *ring_size, int *fds,
 	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 		.msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	uint64_t dl = test_deadline(10);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 	int n;
 
 	do {
@@ -516,7 +516,7 @@ case_claimed_never_filled(void)
 	int fds[2], n, i;
 
 	CHECK_OK(evil_open(&e, link_dir, srv));
-	TICK_UNTIL(last_dconn() != NULL, 10);
+	TICK_UNTIL(last_dconn() != NULL, TEST_GUARD_S);
 	mem = rte_comch_mem_create(dpu, 4096, SOCKET_ID_ANY);
 	cc.mem = mem;
 	cons = rte_comch_consumer_create(last_dconn(), &cc);
@@ -533,7 +533,7 @@ case_claimed_never_filled(void)
 		__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE), "claim");
 
 	CHECK_OK(rte_comch_consumer_stop(cons));
-	dl = test_deadline(30);  /* failure guard: the bound is 2 s */
+	dl = test_deadline(TEST_GUARD_S);  /* failure guard: the bound is 2 s */
 	while (rte_comch_consumer_state(cons) != RTE_COMCH_STATE_IDLE &&
 	       !test_expired(dl)) {
 		n = rte_comch_consumer_poll_burst(cons, cpl, RTE_DIM(cpl));
@@ -544,7 +544,7 @@ case_claimed_never_filled(void)
 	CHECK_EQ(cancelled, 2);
 	CHECK_OK(rte_comch_consumer_destroy(cons));
 	CHECK_OK(rte_comch_mem_destroy(mem));
-	TICK_UNTIL(last_dconn() == NULL, 10);
+	TICK_UNTIL(last_dconn() == NULL, TEST_GUARD_S);
 	CHECK_EQ(ev.attacker_err, -EPROTO);
 	CHECK(test_log_has("buffers it claimed and never filled"),
 		"reason logged");
@@ -557,14 +557,14 @@ case_claimed_never_filled(void)
 
 /* The next message the DPU sent on the attacker's link socket, its fds
  * closed (the honest client and the DPU keep going meanwhile; failure
- * guard 10 s). Its type, or -1. */
+ * guard TEST_GUARD_S). Its type, or -1. */
 static int
 evil_next_msg(struct evil *e, struct shm_msg *m)
 {
 	char cbuf[CMSG_SPACE(8 * sizeof(int))];
 	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	uint64_t dl = test_deadline(10);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 	struct cmsghdr *c;
 	int fds[8];
 	ssize_t n;
@@ -614,7 +614,7 @@ case_unread_socket(void)
 	struct evil e;
 
 	CHECK_OK(evil_open(&e, link_dir, srv));
-	TICK_UNTIL(last_dconn() != NULL, 10);
+	TICK_UNTIL(last_dconn() != NULL, TEST_GUARD_S);
 	dc = last_dconn();
 	mem = rte_comch_mem_create(dpu, 4096, SOCKET_ID_ANY);
 	CHECK(mem != NULL, "mem");
@@ -681,7 +681,7 @@ case_unread_socket(void)
 	CHECK(last_dconn() == dc, "the connection is still there");
 	CHECK_OK(rte_comch_mem_destroy(mem));
 	evil_close(&e);
-	TICK_UNTIL(last_dconn() == NULL, 10);
+	TICK_UNTIL(last_dconn() == NULL, TEST_GUARD_S);
 	return 0;
 }
 
@@ -726,14 +726,14 @@ case_unannounced_gone(void)
 	prod = rte_comch_producer_create(honest.conn, NULL);
 	CHECK(prod != NULL, "producer");
 	CHECK_OK(rte_comch_producer_start(prod));
-	dl = test_deadline(10);
+	dl = test_deadline(TEST_GUARD_S);
 	do {
 		tick();
 		ret = rte_comch_producer_send_burst(prod, last, &op, 1);
 	} while (ret == 0 && !test_expired(dl));
 	CHECK(ret == -ENOENT, "send to the consumer withdrawn unannounced: %d",
 		ret);
-	dl = test_deadline(10);
+	dl = test_deadline(TEST_GUARD_S);
 	do {
 		tick();
 		ret = rte_comch_producer_send_burst(prod, before, &op, 1);
@@ -748,7 +748,7 @@ case_unannounced_gone(void)
 
 		if (i + 1 < RTE_DIM(cons))
 			CHECK_OK(rte_comch_consumer_stop(cons[i]));
-		dl = test_deadline(10);
+		dl = test_deadline(TEST_GUARD_S);
 		while (rte_comch_consumer_state(cons[i]) != RTE_COMCH_STATE_IDLE &&
 		       !test_expired(dl)) {
 			tick();
@@ -809,11 +809,11 @@ case_quota_conns(void)
 	CHECK_OK(honest_progress(100));
 	for (i = 0; i < 3; i++)
 		evil_close(&e[i]);
-	TICK_UNTIL(ev.disconnects == 3, 10);
+	TICK_UNTIL(ev.disconnects == 3, TEST_GUARD_S);
 	/* the places are free again */
 	CHECK_OK(evil_open(&e[0], link_dir, srv));
 	evil_close(&e[0]);
-	TICK_UNTIL(ev.disconnects == 4, 10);
+	TICK_UNTIL(ev.disconnects == 4, TEST_GUARD_S);
 	return 0;
 }
 
@@ -839,7 +839,7 @@ case_quota_pending(void)
 	CHECK_EQ(err, EAGAIN);
 	CHECK(test_log_has("handshakes in progress"), "reason logged");
 	/* ... and gets in once their time is up */
-	dl = test_deadline(10);
+	dl = test_deadline(TEST_GUARD_S);
 	do {
 		uint64_t pace = test_deadline(0.05);
 
@@ -854,7 +854,7 @@ case_quota_pending(void)
 	for (i = 0; i < 4; i++)
 		close(silent[i]);
 	/* all gone but the honest client's */
-	TICK_UNTIL(ev.disconnects == ev.connects - 1, 10);
+	TICK_UNTIL(ev.disconnects == ev.connects - 1, TEST_GUARD_S);
 	return 0;
 }
 
@@ -880,7 +880,7 @@ case_quota_consumers(void)
 		struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
 		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 			.msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-		uint64_t dl = test_deadline(10);
+		uint64_t dl = test_deadline(TEST_GUARD_S);
 		int n, fd = -1;
 
 		do {
@@ -894,7 +894,7 @@ case_quota_consumers(void)
 		memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&mh)), sizeof(fd));
 		close(fd);
 	}
-	TICK_UNTIL(last_dconn() != NULL, 10);
+	TICK_UNTIL(last_dconn() != NULL, TEST_GUARD_S);
 	/* four consumers fit, the fifth is beyond what ACCEPT said */
 	CHECK_OK(sealed_memfd(rs, true, &fds[0], &map));
 	munmap(map, rs);
@@ -903,19 +903,19 @@ case_quota_consumers(void)
 	for (id = 1; id <= 5; id++)
 		CHECK_OK(send_consumer_add(&e, (uint32_t)id, 8, 32, rs, 4096,
 				fds, 2));
-	TICK_UNTIL(last_dconn() == NULL, 10);
+	TICK_UNTIL(last_dconn() == NULL, TEST_GUARD_S);
 	CHECK_EQ(ev.attacker_err, -EPROTO);
 	CHECK(test_log_has("CONSUMER_ADD 5 beyond the DPU's limits"),
 		"reason logged");
 	evil_close(&e);
 	/* one consumer whose memory is beyond max_map_mb */
 	CHECK_OK(evil_open(&e, link_dir, srv));
-	TICK_UNTIL(last_dconn() != NULL, 10);
+	TICK_UNTIL(last_dconn() != NULL, TEST_GUARD_S);
 	close(fds[1]);
 	CHECK_OK(sealed_memfd(2 << 20, true, &fds[1], &map));
 	munmap(map, 2 << 20);
 	CHECK_OK(send_consumer_add(&e, 1, 8, 32, rs, 2 << 20, fds, 2));
-	TICK_UNTIL(last_dconn() == NULL, 10);
+	TICK_UNTIL(last_dconn() == NULL, TEST_GUARD_S);
 	CHECK_EQ(ev.attacker_err, -EPROTO);
 	close(fds[0]);
 	close(fds[1]);
@@ -979,7 +979,7 @@ case_out_of_fds(void)
 	void *map;
 
 	CHECK_OK(evil_open(&e, link_dir, srv));
-	TICK_UNTIL(last_dconn() != NULL, 10);
+	TICK_UNTIL(last_dconn() != NULL, TEST_GUARD_S);
 	CHECK_OK(sealed_memfd(rs, true, &fds[0], &map));
 	munmap(map, rs);
 	CHECK_OK(sealed_memfd(4096, true, &fds[1], &map));
@@ -1008,7 +1008,7 @@ case_out_of_fds(void)
 	}
 	CHECK_OK(send_consumer_add(&e, 1, 8, 32, rs, 4096, fds, 2));
 	{
-		uint64_t dl = test_deadline(10);
+		uint64_t dl = test_deadline(TEST_GUARD_S);
 
 		while (last_dconn() != NULL && !test_expired(dl))
 			tick();
@@ -1262,13 +1262,13 @@ rearm_after_disarm(int c, int said)
 	_exit(1);
 }
 
-/* A new client of the server connects (failure guard 10 s). */
+/* A new client of the server connects (failure guard TEST_GUARD_S). */
 static int
 new_client_connects(void)
 {
 	struct rte_comch_client_conf conf = { .server_name = "evil" };
 	struct rte_comch_client *cli = rte_comch_client_create(host, &conf);
-	uint64_t dl = test_deadline(10);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 
 	CHECK(cli != NULL, "client");
 	CHECK_OK(rte_comch_client_start(cli));
@@ -1387,7 +1387,7 @@ close_waits_one(int way)
 		CHECK(rearmer > 0, "fork: %s", strerror(errno));
 		close(said[1]);
 		{	/* the re-armer watches before the DPU gets it */
-			uint64_t dl = test_deadline(30);
+			uint64_t dl = test_deadline(TEST_GUARD_S);
 			char r = 0;
 
 			while (read(said[0], &r, 1) != 1 && !test_expired(dl))
@@ -1418,9 +1418,9 @@ close_waits_one(int way)
 	/* the DPU holds the last reference now (or it and the re-armer) */
 	close(c);
 	/* the DPU closes what it was sent, and the connection: answered or
-	 * closed (failure guard 10 s) */
+	 * closed (failure guard TEST_GUARD_S) */
 	{
-		uint64_t dl = test_deadline(10);
+		uint64_t dl = test_deadline(TEST_GUARD_S);
 		char b[sizeof(m)];
 		ssize_t n = -1;
 
@@ -1434,7 +1434,7 @@ close_waits_one(int way)
 			"way %d: the DPU kept the connection", way);
 	}
 	if (rearmer > 0) {
-		uint64_t dl = test_deadline(30);
+		uint64_t dl = test_deadline(TEST_GUARD_S);
 		char r = 0;
 
 		while (read(said[0], &r, 1) != 1 && !test_expired(dl))
@@ -1502,8 +1502,8 @@ case_disarm_budget(void)
 	CHECK_OK(raw_send(sock, &m, sizeof(m), fds, 2));
 	close(fds[0]);
 	/* the DPU closes what it was sent, and the connection (failure
-	 * guard 10 s) */
-	dl = test_deadline(10);
+	 * guard TEST_GUARD_S) */
+	dl = test_deadline(TEST_GUARD_S);
 	while (!test_expired(dl)) {
 		tick();
 		n = recv(sock, buf, sizeof(buf), MSG_DONTWAIT);
@@ -1570,7 +1570,7 @@ main(int argc __rte_unused, char **argv)
 		failed += run_case(cases[i].name, cases[i].fn) != 0;
 	/* nothing the attacks left behind */
 	{
-		uint64_t dl = test_deadline(5);
+		uint64_t dl = test_deadline(TEST_GUARD_S);
 
 		while ((fds1 = test_count_fds()) != fds0 && !test_expired(dl))
 			dpu_serve();

@@ -235,7 +235,7 @@ send_seq(uint16_t port, uint16_t q, uint32_t seq0, uint32_t n, uint32_t len,
 static int
 recv_seq(uint16_t port, uint16_t q, uint32_t seq0, uint32_t n, uint32_t len)
 {
-	uint64_t dl = test_deadline(20);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 	uint32_t got = 0;
 
 	while (got < n && !test_expired(dl)) {
@@ -266,7 +266,7 @@ static int
 xfer(uint16_t tx, uint16_t rx, uint16_t q, uint32_t seq0, uint32_t n,
 		uint32_t len)
 {
-	uint64_t dl = test_deadline(30);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 	uint32_t sent = 0, got = 0;
 
 	while (got < n && !test_expired(dl)) {
@@ -334,7 +334,7 @@ count_memfd_maps(void)
 static int
 wait_count(int (*count)(void), int want)
 {
-	uint64_t dl = test_deadline(10);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 	int n;
 
 	while ((n = count()) != want && !test_expired(dl))
@@ -453,7 +453,7 @@ case_queues(void)
 		oh.mp = mp_h;
 		CHECK_OK(pair_open(&d, &h, ",queues=2", ",queues=2", &o, &oh));
 	}
-	CHECK(wait_link(d, 1, 20) && wait_link(h, 1, 20), "link up");
+	CHECK(wait_link(d, 1, TEST_GUARD_S) && wait_link(h, 1, TEST_GUARD_S), "link up");
 	for (q = 0; q < 2; q++) {
 		CHECK_OK(xfer(h, d, q, 1000 * q, 500, 60 + 100 * q));
 		CHECK_OK(recv_none(d, q ^ 1));
@@ -483,7 +483,7 @@ case_queues(void)
 	CHECK(rte_eth_dev_set_mtu(d, 2048 - 14 + 1) < 0, "MTU above the buffer");
 	CHECK_OK(rte_eth_dev_set_mtu(d, 2048 - 14));
 	CHECK_OK(port_close(h));
-	CHECK(wait_link(d, 0, 20), "DPU link down after the host closed");
+	CHECK(wait_link(d, 0, TEST_GUARD_S), "DPU link down after the host closed");
 	CHECK_OK(port_close(d));
 	return pools_full();
 }
@@ -500,13 +500,16 @@ case_backpressure(void)
 	uint32_t took;
 
 	CHECK_OK(pair_open(&d, &h, ",bufs=64", "", &od, &oh));
-	CHECK(wait_link(h, 1, 20), "link up");
-	took = send_seq(h, 0, 0, 2000, 64, 2);
+	CHECK(wait_link(h, 1, TEST_GUARD_S), "link up");
+	/* the DPU's 64 buffers take 16 frames each (failure guard), then
+	 * nothing more goes (a short window: the DPU never reads) */
+	took = send_seq(h, 0, 0, 64 * 16, 64, TEST_GUARD_S);
 	CHECK_EQ(took, 64 * 16);
+	CHECK_EQ(send_seq(h, 0, 64 * 16, 1, 64, 0.2), 0);
 	CHECK(xstat(h, "tx_q0_peer_no_buffer") > 0, "back-pressure counted");
 	CHECK_EQ(rte_mempool_avail_count(mp_h), NB_MBUFS);
 	CHECK_OK(recv_seq(d, 0, 0, 64 * 16, 64));
-	CHECK_EQ(send_seq(h, 0, 2000, 64, 64, 20), 64);
+	CHECK_EQ(send_seq(h, 0, 2000, 64, 64, TEST_GUARD_S), 64);
 	CHECK_OK(recv_seq(d, 0, 2000, 64, 64));
 	CHECK_OK(port_close(h));
 	CHECK_OK(port_close(d));
@@ -525,9 +528,9 @@ case_small_bursts(void)
 	int d, h;
 
 	CHECK_OK(pair_open(&d, &h, "", "", &od, &oh));
-	CHECK(wait_link(h, 1, 20), "link up");
-	CHECK_EQ(send_seq(h, 0, 0, 64, 100, 20), 64); /* 4 messages of 16 */
-	dl = test_deadline(20);
+	CHECK(wait_link(h, 1, TEST_GUARD_S), "link up");
+	CHECK_EQ(send_seq(h, 0, 0, 64, 100, TEST_GUARD_S), 64); /* 4 messages of 16 */
+	dl = test_deadline(TEST_GUARD_S);
 	while (got < 64 && !test_expired(dl)) {
 		struct rte_mbuf *m[3];
 		uint16_t k, r = rte_eth_rx_burst(d, 0, m, 1 + got % 3);
@@ -541,8 +544,8 @@ case_small_bursts(void)
 	}
 	CHECK_EQ(got, 64);
 	/* 16 more, 5 taken: 11 left in the port when it stops */
-	CHECK_EQ(send_seq(h, 0, 64, 16, 100, 20), 16);
-	dl = test_deadline(20);
+	CHECK_EQ(send_seq(h, 0, 64, 16, 100, TEST_GUARD_S), 16);
+	dl = test_deadline(TEST_GUARD_S);
 	for (got = 0; got < 5 && !test_expired(dl);) {
 		struct rte_mbuf *m[5];
 		uint16_t k, r = rte_eth_rx_burst(d, 0, m, (uint16_t)(5 - got));
@@ -576,7 +579,7 @@ case_jumbo(void)
 	uint16_t t;
 
 	CHECK_OK(pair_open(&d, &h, ",buf_size=9216", ",buf_size=9216", &od, &oh));
-	CHECK(wait_link(h, 1, 20), "link up");
+	CHECK(wait_link(h, 1, TEST_GUARD_S), "link up");
 	CHECK_OK(rte_eth_dev_set_mtu(h, 9000));
 	for (i = 0; i < 4; i++) {
 		m[i] = pkt_make_segs(mp_h, (uint32_t)i, 9000 + (uint32_t)i,
@@ -591,7 +594,7 @@ case_jumbo(void)
 			xstat(h, "tx_q0_oversize"));
 	CHECK_EQ(t, 4);
 	for (i = 0; i < 4; i++) {
-		uint64_t dl = test_deadline(20);
+		uint64_t dl = test_deadline(TEST_GUARD_S);
 		struct rte_mbuf *r = NULL;
 
 		while (rte_eth_rx_burst(d, 0, &r, 1) == 0 && !test_expired(dl))
@@ -613,7 +616,7 @@ case_jumbo(void)
 	/* the same without scatter on the DPU */
 	od.scatter = false;
 	CHECK_OK(pair_open(&d, &h, ",buf_size=9216", ",buf_size=9216", &od, &oh));
-	CHECK(wait_link(h, 1, 20), "link up");
+	CHECK(wait_link(h, 1, TEST_GUARD_S), "link up");
 	m[0] = pkt_make_segs(mp_h, 1, 5000, 2000);
 	m[1] = pkt_make(mp_h, 2, 1000);
 	CHECK_EQ(rte_eth_tx_burst(h, 0, m, 2), 2);
@@ -656,8 +659,8 @@ case_mismatch(void)
 			od.nb_rxq = od.nb_txq = 1;
 		test_log_reset();
 		CHECK_OK(pair_open(&d, &h, c[i].d, c[i].h, &od, &oh));
-		CHECK(test_log_wait(c[i].log, 20), "log lacks \"%s\"", c[i].log);
-		CHECK(test_log_wait("the two ends disagree", 20), "disagree logged");
+		CHECK(test_log_wait(c[i].log, TEST_GUARD_S), "log lacks \"%s\"", c[i].log);
+		CHECK(test_log_wait("the two ends disagree", TEST_GUARD_S), "disagree logged");
 		CHECK(link_is(d, 0) && link_is(h, 0), "link down");
 		CHECK(xstat(h, "handshakes_refused") + xstat(d, "handshakes_refused") >= 1,
 			"refusal counted");
@@ -679,7 +682,7 @@ case_restart(void)
 	uint32_t seq = 0;
 
 	CHECK_OK(pair_open(&d, &h, "", "", &od, &oh));
-	CHECK(wait_link(h, 1, 20) && wait_link(d, 1, 20), "link up");
+	CHECK(wait_link(h, 1, TEST_GUARD_S) && wait_link(d, 1, TEST_GUARD_S), "link up");
 	for (i = 0; i < 20; i++) {
 		uint16_t side = (uint16_t)(i % 2 == 0 ? d : h);
 
@@ -687,15 +690,15 @@ case_restart(void)
 		CHECK_OK(xfer(h, d, 0, seq, 100, 128));
 		seq += 100;
 		/* some left in flight: dropped with the connection */
-		CHECK_EQ(send_seq(h, 0, 1u << 30, 10, 128, 20), 10);
+		CHECK_EQ(send_seq(h, 0, 1u << 30, 10, 128, TEST_GUARD_S), 10);
 		CHECK_OK(rte_eth_dev_stop(side));
-		CHECK(wait_link(side == d ? h : d, 0, 20), "link down at the peer");
+		CHECK(wait_link(side == d ? h : d, 0, TEST_GUARD_S), "link down at the peer");
 		CHECK_OK(rte_eth_dev_start(side));
-		CHECK(wait_link(h, 1, 20) && wait_link(d, 1, 20), "link up again");
+		CHECK(wait_link(h, 1, TEST_GUARD_S) && wait_link(d, 1, TEST_GUARD_S), "link up again");
 		if (side == d) {
 			/* the callbacks run in the interrupt thread, after
 			 * the status they report is visible: waited for */
-			uint64_t dl = test_deadline(20);
+			uint64_t dl = test_deadline(TEST_GUARD_S);
 
 			while (__atomic_load_n(&lsc_count[h], __ATOMIC_RELAXED) <
 			       lsc0 + 2 && !test_expired(dl))
@@ -730,9 +733,9 @@ case_many_queues(void)
 
 	CHECK_OK(pair_open(&d, &h, ",queues=16,bufs=32", ",queues=16,bufs=32",
 		&od, &oh));
-	CHECK(wait_link(h, 1, 30) && wait_link(d, 1, 30), "link up");
+	CHECK(wait_link(h, 1, TEST_GUARD_S) && wait_link(d, 1, TEST_GUARD_S), "link up");
 	for (q = 0; q < 16; q++)
-		CHECK_EQ(send_seq(h, q, 100u * q, 20, 64, 20), 20);
+		CHECK_EQ(send_seq(h, q, 100u * q, 20, 64, TEST_GUARD_S), 20);
 	for (q = 0; q < 16; q++)
 		CHECK_OK(recv_seq(d, q, 100u * q, 20, 64));
 	CHECK_OK(port_close(h));
@@ -742,7 +745,7 @@ case_many_queues(void)
 	test_log_reset();
 	CHECK_OK(pair_open(&d, &h, ",queues=17,bufs=32", ",queues=17,bufs=32",
 		&od, &oh));
-	CHECK(test_log_wait("the comch device refused another consumer (ENOSPC)", 30),
+	CHECK(test_log_wait("the comch device refused another consumer (ENOSPC)", TEST_GUARD_S),
 		"ENOSPC logged");
 	CHECK(link_is(d, 0), "DPU link down: its tx queue 16 has no consumer");
 	CHECK_OK(port_close(h));
@@ -776,7 +779,7 @@ case_rx_interrupts(void)
 	od.mp = mp_d;
 	oh.mp = mp_h;
 	CHECK_OK(pair_open(&d, &h, ",queues=2", ",queues=2", &od, &oh));
-	CHECK(wait_link(d, 1, 20) && wait_link(h, 1, 20), "link up");
+	CHECK(wait_link(d, 1, TEST_GUARD_S) && wait_link(h, 1, TEST_GUARD_S), "link up");
 	/* the host port has none: its queues are polled */
 	CHECK(rte_eth_dev_rx_intr_enable(h, 0) < 0, "host port rx interrupt");
 	for (q = 0; q < 2; q++) {
@@ -792,9 +795,9 @@ case_rx_interrupts(void)
 		/* nothing sent: nothing to wake for */
 		CHECK(!fd_readable(fd[0]) && !fd_readable(fd[1]),
 			"round %d: an fd readable with nothing sent", round);
-		CHECK_EQ(send_seq(h, q, (uint32_t)round, 1, 100, 10), 1);
-		/* failure guard 10 s: the packet wakes the sleeper */
-		n = rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, 4, 10000);
+		CHECK_EQ(send_seq(h, q, (uint32_t)round, 1, 100, TEST_GUARD_S), 1);
+		/* failure guard TEST_GUARD_S: the packet wakes the sleeper */
+		n = rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, 4, TEST_GUARD_S * 1000);
 		CHECK_EQ(n, 1);
 		CHECK(ev[0].epdata.data == (void *)(uintptr_t)(q + 1),
 			"round %d: woken for the other queue", round);
@@ -805,11 +808,11 @@ case_rx_interrupts(void)
 	}
 	/* packets that came while nobody slept: each enable wakes the lcore
 	 * (at once, or when the rest arrive) until it has them all */
-	CHECK_EQ(send_seq(h, 0, 500, 3, 64, 10), 3);
+	CHECK_EQ(send_seq(h, 0, 500, 3, 64, TEST_GUARD_S), 3);
 	for (r = 0; r < 3; ) {
 		CHECK_OK(rte_eth_dev_rx_intr_enable(d, 0));
-		/* failure guard 10 s */
-		CHECK_EQ(rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, 4, 10000), 1);
+		/* failure guard TEST_GUARD_S */
+		CHECK_EQ(rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, 4, TEST_GUARD_S * 1000), 1);
 		CHECK_OK(rte_eth_dev_rx_intr_disable(d, 0));
 		n = rte_eth_rx_burst(d, 0, m, 32);
 		rte_pktmbuf_free_bulk(m, (unsigned int)n);

@@ -16,7 +16,7 @@
  * each ("ready", "armed N", "got N", "done"); the primary answers by
  * sending. Each round: the secondary enables the interrupt, checks its fd
  * is quiet with nothing sent, says "armed N"; the primary sends packet N;
- * the secondary must wake for queue 1 (failure guard 10 s), and receive
+ * the secondary must wake for queue 1 (failure guard TEST_GUARD_S), and receive
  * packet N. Needs hugepages (a secondary shares the primary's memory):
  * exits 77 (skipped) without.
  */
@@ -100,11 +100,11 @@ xstats_print(uint16_t port)
 }
 
 /* Receive packet @p want on (port, QUEUE), skipping HELLO ones (failure
- * guard 10 s). */
+ * guard TEST_GUARD_S). */
 static int
 sec_recv(uint16_t port, uint32_t want)
 {
-	uint64_t dl = test_deadline(10);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 	struct rte_mbuf *m[32];
 	bool got = false;
 	uint16_t n, k;
@@ -152,7 +152,7 @@ run_secondary(char *prog, const char *prefix, uint16_t port)
 	CHECK(fd >= 0, "queue %u fd in the secondary", QUEUE);
 	/* Polling the queue takes it over from the primary; the first packet
 	 * through our consumer says the host sends to it now. */
-	dl = test_deadline(30);
+	dl = test_deadline(TEST_GUARD_S);
 	while (!hello && !test_expired(dl)) {
 		n = rte_eth_rx_burst(port, QUEUE, m, RTE_DIM(m));
 		hello = n > 0;
@@ -179,8 +179,8 @@ run_secondary(char *prog, const char *prefix, uint16_t port)
 		}
 		CHECK(!fd_readable(fd), "round %u: fd readable, nothing sent", r);
 		dprintf(PROTO_FD, "armed %u\n", r);
-		/* failure guard 10 s: the packet wakes the sleeper */
-		n = rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, RTE_DIM(ev), 10000);
+		/* failure guard TEST_GUARD_S: the packet wakes the sleeper */
+		n = rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, RTE_DIM(ev), TEST_GUARD_S * 1000);
 		if (n != 1) {
 			/* why: the packet came and no wake-up, or it went
 			 * elsewhere */
@@ -240,11 +240,11 @@ link_up(uint16_t port)
 }
 
 /* Send packet @p seq on (port, QUEUE) once the port takes it (failure
- * guard 10 s). */
+ * guard TEST_GUARD_S). */
 static int
 send_one(uint16_t port, struct rte_mempool *mp, uint32_t seq)
 {
-	uint64_t dl = test_deadline(10);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 	struct rte_mbuf *m = pkt_make(mp, seq);
 
 	CHECK(m != NULL, "mbuf");
@@ -365,7 +365,7 @@ run_primary(char *prog)
 	snprintf(args, sizeof(args), "comch=comch_shm_host,server=intr,queues=2");
 	h = port_open("net_comch_h", args, mp, false);
 	CHECK(d >= 0 && h >= 0, "ports");
-	dl = test_deadline(20);
+	dl = test_deadline(TEST_GUARD_S);
 	while (!(link_up(d) && link_up(h)) && !test_expired(dl))
 		rte_delay_us_sleep(1000);
 	CHECK(link_up(d) && link_up(h), "link up");

@@ -98,7 +98,7 @@ child_main(const char *mode, const char *dir, uint64_t n)
 		(int16_t)rte_comch_get_dev_id_by_name("comch_shm_h"), &conf);
 	if (cli == NULL || rte_comch_client_start(cli) < 0)
 		return 11;
-	deadline = test_deadline(30);
+	deadline = test_deadline(TEST_GUARD_S);
 	while (rte_comch_client_state(cli, &err) == RTE_COMCH_STATE_STARTING &&
 	       !test_expired(deadline))
 		rte_comch_client_poll(cli);
@@ -131,7 +131,7 @@ child_main(const char *mode, const char *dir, uint64_t n)
 	}
 
 	if (strcmp(mode, "echo") == 0) {
-		deadline = test_deadline(60);
+		deadline = test_deadline(TEST_GUARD_S);
 		for (sent = 0; sent < n; sent++) {
 			uint32_t len = msg_fill(buf, sent);
 
@@ -245,7 +245,7 @@ static void
 fp_rx_close(struct fp_rx *rx)
 {
 	struct rte_comch_completion cpl[32];
-	uint64_t dl = test_deadline(10);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 
 	if (rx->cons == NULL)
 		return;
@@ -418,7 +418,7 @@ spawn_child(const char *mode, uint64_t n)
 static int
 wait_connected(unsigned int connects)
 {
-	uint64_t dl = test_deadline(30);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 
 	while (ev.connects < connects && !test_expired(dl))
 		rte_comch_server_poll(mp_srv);
@@ -499,7 +499,7 @@ test_kill(void)
 	CHECK(pid > 0, "spawn");
 	CHECK_OK(wait_connected(1));
 
-	dl = test_deadline(60);
+	dl = test_deadline(TEST_GUARD_S);
 	while (recvd < 10000 && !test_expired(dl)) {
 		r = rte_comch_msg_recv_burst(ev.conn, msgs, RTE_DIM(msgs));
 		CHECK(r >= 0, "receive: %s", rte_strerror(-r));
@@ -633,7 +633,7 @@ test_fp_kill_host(void)
 	CHECK_OK(fp_rx_open(&rx, dev, ev.conn));
 	prod = rte_comch_producer_create(ev.conn, NULL);
 	CHECK(prod != NULL && rte_comch_producer_start(prod) == 0, "producer");
-	dl = test_deadline(60);
+	dl = test_deadline(TEST_GUARD_S);
 	while (rx.next < 10000 && !test_expired(dl)) {
 		CHECK(fp_rx_poll(&rx) >= 0, "poll");
 		rte_comch_server_poll(mp_srv);
@@ -694,7 +694,7 @@ test_fp_kill_dpu(void)
 	}
 	cli = rte_comch_client_create(dev, &conf);
 	CHECK(cli != NULL, "client");
-	dl = test_deadline(60);
+	dl = test_deadline(TEST_GUARD_S);
 	do {    /* the DPU process needs a moment to come up */
 		CHECK_OK(rte_comch_client_start(cli));
 		do
