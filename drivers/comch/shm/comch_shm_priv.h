@@ -19,7 +19,11 @@
  *   comch_shm_listen.c   the DPU's listening sockets: accept, HELLO,
  *                        routing, handshake quotas, the link folder
  *   comch_shm_event.c    event mode: the fds applications sleep on, arm
- *                        pages, kick sockets, the periodic check
+ *                        pages, kick sockets: creating and freeing them,
+ *                        mapping the peer's
+ *   comch_shm_event_arm.c
+ *                        event mode: kicking ourselves, arming, the
+ *                        periodic check
  *   comch_shm_link.c     the link socket: protocol messages and fds,
  *                        memfds, the outbox, refusing a connection
  *   comch_shm_rxtx.c     the message path: control rings and fast path
@@ -644,14 +648,45 @@ struct shm_peer_ev {
 };
 
 /* The event of a server, client, connection or consumer (its head is
- * what the library sees): comch_shm_event.c. */
-struct shm_event;
+ * what the library sees): created and freed by comch_shm_event.c, armed,
+ * kicked and checked by comch_shm_event_arm.c. */
+struct shm_event {
+	struct rte_comch_event head;   /* first: what the library sees */
+	int ep;                        /* head.fd, or -1 (a connection whose
+					* kicks go to its owner's) */
+	int efd;                       /* server, client: self kicks */
+	int kick[2];                   /* connection, consumer */
+	int kick_ep;                   /* the epoll set kick[0] is in */
+	volatile uint64_t *arm;        /* our arm word (read-write), or NULL */
+	void *page;
+	int page_fd;                   /* consumer: kept for restarts */
+	uint64_t word;                 /* last stored in *arm */
+	struct shm_conn *sc;           /* connection, consumer */
+	struct shm_consumer *c;        /* consumer */
+	struct shm_event *owner;       /* connection: its server's or
+					* client's (outlives it) */
+	struct shm_dev *sd;
+	/* The owner's lcore. */
+	uint64_t progress;             /* progress mark at the last arm */
+	uint32_t drained;              /* kicks taken by this arm */
+	uint32_t spurious;             /* in a row */
+	uint32_t woken;                /* kicked by ourselves since the last
+					* arm (atomic) */
+	/* Under shm_ev_lock. */
+	bool detached;                 /* kick[0] out of kick_ep (storm) */
+	uint32_t backoff;              /* checks */
+	uint64_t backoff_until;        /* TSC */
+	uint64_t wd_word;              /* armed word seen with work at the
+					* last check, or 0 */
+	uint64_t next_check;           /* TSC */
+	uint64_t check_cycles;
+	struct rte_comch_event_stats st;
+	TAILQ_ENTRY(shm_event) next;
+};
 
 /* Servers and clients (their owner's lcore). */
 int shm_event_server_create(struct shm_dev *sd, struct rte_comch_server *srv);
 void shm_event_server_destroy(struct rte_comch_server *srv);
-/* A client arrived for @p ss (the interrupt thread, func->lock held). */
-void shm_event_server_kick(struct shm_server *ss);
 int shm_event_client_create(struct shm_dev *sd, struct rte_comch_client *cli);
 void shm_event_client_destroy(struct rte_comch_client *cli);
 /* A connection is made (the poll): our control ring's event if our
@@ -661,9 +696,6 @@ int shm_event_conn_open(struct shm_dev *sd, struct shm_conn *sc);
 /* EVENT from the peer (the poll): 0, or -EPROTO with the connection
  * refused. Closes @p fds. */
 int shm_event_peer_msg(struct shm_conn *sc, const int *fds, int nfds);
-/* The connection is lost or closed by the peer (reported now), or, in a
- * secondary, its primary is gone: wake what sleeps on it here. */
-void shm_event_conn_down(struct shm_conn *sc);
 /* The connection closes: free its events, ours and the peer's. */
 void shm_event_conn_close(struct shm_conn *sc);
 /* Consumers (the owner process). */
@@ -681,6 +713,21 @@ int shm_event_fds_check(int page_fd, int kick_fd, char *why, size_t why_len);
 int shm_peer_ev_map(int page_fd, int kick_fd, struct shm_peer_ev **out,
 		char *why, size_t why_len);
 void shm_peer_ev_free(struct shm_peer_ev *pe);
+
+/* ------------------------------------------- comch_shm_event_arm.c */
+
+/* Put @p ev on the periodic check's list, checked every @p sd's
+ * wake_check_ms (the first event starts the check), once its fds are
+ * made; take it off before it is freed. */
+void shm_ev_register(struct shm_event *ev, struct shm_dev *sd);
+void shm_ev_unregister(struct shm_event *ev);
+/* Put @p fd in epoll set @p ep (EPOLLIN, @p tag): 0 or a negative errno. */
+int shm_ev_add(int ep, int fd, void *tag);
+/* A client arrived for @p ss (the interrupt thread, func->lock held). */
+void shm_event_server_kick(struct shm_server *ss);
+/* The connection is lost or closed by the peer (reported now), or, in a
+ * secondary, its primary is gone: wake what sleeps on it here. */
+void shm_event_conn_down(struct shm_conn *sc);
 /* Event ops. */
 int shm_event_arm(struct rte_comch_dev *cdev, struct rte_comch_event *ev);
 void shm_event_disarm(struct rte_comch_dev *cdev, struct rte_comch_event *ev);
