@@ -6,7 +6,7 @@
  * comch_shm's fd headroom (shm_fd_headroom()): the driver takes an fd on
  * a peer's behalf only while the process keeps SHM_FD_HEADROOM free for
  * the rest of it, EAL's interrupt thread first, which panics when it
- * cannot re-create its epoll instance. Built with the driver's link file
+ * cannot re-create its epoll instance. Built with the driver's fd file
  * itself; no EAL needed. Under a limit of LIMIT fds, with the table
  * filled and then k fds freed:
  *

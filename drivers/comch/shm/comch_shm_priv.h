@@ -26,6 +26,8 @@
  *                        periodic check
  *   comch_shm_link.c     the link socket: protocol messages and fds,
  *                        memfds, the outbox, refusing a connection
+ *   comch_shm_fd.c       fds: the headroom, receiving a message, disarming
+ *                        the fds a peer sends, the reaper
  *   comch_shm_rxtx.c     the message path: control rings and fast path
  *                        (the only file whose speed matters)
  */
@@ -281,13 +283,6 @@ STAILQ_HEAD(shm_outbox, shm_outbox_entry);
 void shm_ring_geom_init(struct shm_ring_geom *g, uint32_t depth,
 		uint32_t max_msg);
 size_t shm_cons_ring_size(uint32_t depth);
-/** fds the driver leaves free for the rest of the process (see
- * shm_fd_headroom()). */
-#define SHM_FD_HEADROOM 16
-bool shm_fd_headroom(int fd, unsigned int n);
-/* Close a socket the peer sent, of a family other than AF_UNIX, in the
- * reaper thread (its close may wait on the peer). */
-void shm_fd_reap(int fd);
 /* A memfd of @p size sealed against resizing, mapped read-write (on
  * @p socket_id unless SOCKET_ID_ANY). */
 int shm_memfd_create(const char *tag, size_t size, int socket_id, int *fd,
@@ -303,8 +298,6 @@ void shm_msg_init(struct shm_msg *msg, enum shm_msg_type type);
 int shm_msg_send(int sock, const struct shm_msg *msg, int fd);
 int shm_msg_send_fds(int sock, const struct shm_msg *msg, const int *fds,
 		int nfds);
-int shm_msg_recv(int sock, struct shm_msg *msg, int fds[SHM_MSG_FDS_MAX],
-		int *nfds);
 void shm_send_reject(int sock, int err, const char *fmt, ...)
 	__rte_format_printf(3, 4);
 /* Close a link socket without resetting the peer (drains it first). */
@@ -340,6 +333,18 @@ bool shm_ratelimit_ok(struct shm_ratelimit *rl, const char *what);
 /* Text a peer chose, made printable for a log (in place, NUL forced). */
 void shm_sanitize(char *s, size_t size);
 const char *shm_dev_name(const struct rte_comch_conn *conn);
+
+/* ------------------------------------------- comch_shm_fd.c */
+
+/** fds the driver leaves free for the rest of the process (see
+ * shm_fd_headroom()). */
+#define SHM_FD_HEADROOM 16
+bool shm_fd_headroom(int fd, unsigned int n);
+/* Close a socket the peer sent, of a family other than AF_UNIX, in the
+ * reaper thread (its close may wait on the peer). */
+void shm_fd_reap(int fd);
+int shm_msg_recv(int sock, struct shm_msg *msg, int fds[SHM_MSG_FDS_MAX],
+		int *nfds);
 
 /* ----------------------------------------- connections (shared) */
 
