@@ -76,8 +76,11 @@ shm_ev_schedule_locked(void)
 	if (shm_ev_period_ms == 0 || TAILQ_EMPTY(&shm_ev_list))
 		return;
 	if (rte_eal_alarm_set((uint64_t)shm_ev_period_ms * 1000, shm_ev_tick,
-			NULL) < 0)
+			NULL) < 0) {
 		SHM_LOG(WARNING, "event mode: cannot set the periodic check: a peer that does not kick may leave an application asleep");
+		/* not running: the next event registered tries again */
+		shm_ev_period_ms = 0;
+	}
 }
 
 void
@@ -125,10 +128,9 @@ shm_ev_self_kick_locked(struct shm_event *ev)
 
 	if (ev->efd >= 0) {
 		uint64_t one = 1;
+		ssize_t n = write(ev->efd, &one, sizeof(one));
 
-		/* full: readable already */
-		if (write(ev->efd, &one, sizeof(one)) < 0)
-			return;
+		RTE_SET_USED(n);  /* fails only when full: readable already */
 		return;
 	}
 	if (ev->detached && ev->backoff_until != UINT64_MAX &&
@@ -370,7 +372,6 @@ shm_ev_arm_consumer(struct shm_event *ev)
 {
 	struct shm_consumer *c = ev->c;
 	struct rte_comch_consumer *cons = ev->head.obj;
-
 	bool work;
 
 	if (shm_ev_drain(ev) < 0)
@@ -687,18 +688,20 @@ shm_ev_tick(void *arg __rte_unused)
 {
 	struct shm_event *ev;
 	uint64_t now = shm_ev_now();
+	uint32_t ms = 0;
 
 	pthread_mutex_lock(&shm_ev_lock);
 	TAILQ_FOREACH(ev, &shm_ev_list, next) {
+		/* the next period: the shortest of the events left */
+		if (ms == 0 || ev->sd->cfg.wake_check_ms < ms)
+			ms = ev->sd->cfg.wake_check_ms;
 		if (now < ev->next_check)
 			continue;
 		ev->next_check = now + ev->check_cycles;
 		if (ev->arm != NULL)
 			shm_ev_check_waitable(ev, now);
 	}
-	if (TAILQ_EMPTY(&shm_ev_list))
-		shm_ev_period_ms = 0;
-	else
-		shm_ev_schedule_locked();
+	shm_ev_period_ms = ms;  /* 0: none left, stopped */
+	shm_ev_schedule_locked();
 	pthread_mutex_unlock(&shm_ev_lock);
 }

@@ -166,8 +166,8 @@ shm_out_of_fds(void)
  * sent. However many wait (the reaper kept waiting by one the peer won
  * that race for), no other thread closes one: they stay open meanwhile,
  * and a process short of fds refuses new clients (shm_fd_headroom()).
- * Only when memory for the list runs out does the thread that received
- * one close it itself.
+ * Only when memory for the list runs out, or the reaper thread cannot be
+ * started, does the thread that received one close it itself.
  */
 static struct {
 	pthread_mutex_t lock;

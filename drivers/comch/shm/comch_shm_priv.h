@@ -305,7 +305,8 @@ void shm_sock_close(int sock, bool shut);
 /* Queue @p msg (with duplicates of @p fds) for the peer on the link
  * socket, after what is queued already; sent now if nothing waits and the
  * socket has room. 0, -ECONNRESET (the connection is down or the peer
- * stopped reading: it is broken now), -ENOMEM/-EMFILE. With
+ * stopped reading: it is broken now), -ENOMEM/-EMFILE, or the error of
+ * sending it now (-EPIPE and the like: the peer is gone). With
  * sc->outbox_lock held (it also guards the counts of our announced
  * consumers). */
 int shm_conn_post_locked(struct shm_conn *sc, const struct shm_msg *msg,
