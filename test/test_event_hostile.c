@@ -19,6 +19,10 @@
  *   closed with the reason, nothing else is disturbed;
  * - dies: the server and the consumer asleep on it wake, and learn it.
  *
+ * Another DPU device with a periodic check of an hour, whose event-mode
+ * server exists before this one's, must not hold this one's check back
+ * (never_kicks would wait an hour for its rescue).
+ *
  * Counts of wake-ups are bounds on what the DPU spends, not timings.
  */
 
@@ -565,12 +569,26 @@ main(int argc __rte_unused, char **argv)
 	struct rte_comch_server_conf conf = { .name = "evil",
 		.connect_cb = on_connect, .disconnect_cb = on_disconnect,
 		.flags = RTE_COMCH_F_EVENT };
-	char args[256];
+	struct rte_comch_server_conf slow_conf = { .name = "slow",
+		.flags = RTE_COMCH_F_EVENT };
+	struct rte_comch_server *slow_srv;
+	char args[256], slow_dir[64];
 	int ret;
 
 	test_log_capture_init();
 	if (test_eal_init(argv[0], "event_hostile", "0", NULL) < 0 ||
-	    test_mkdtemp(link_dir, sizeof(link_dir)) < 0)
+	    test_mkdtemp(link_dir, sizeof(link_dir)) < 0 ||
+	    test_mkdtemp(slow_dir, sizeof(slow_dir)) < 0)
+		return 1;
+	/* first: the periodic check of this process starts at an hour */
+	snprintf(args, sizeof(args), "role=dpu,path=%s,wake_check_ms=3600000",
+		slow_dir);
+	if (rte_vdev_init("comch_shm_slow", args) < 0)
+		return 1;
+	slow_srv = rte_comch_server_create(
+		(int16_t)rte_comch_get_dev_id_by_name("comch_shm_slow"),
+		&slow_conf);
+	if (slow_srv == NULL)
 		return 1;
 	snprintf(args, sizeof(args), "role=dpu,path=%s,wake_check_ms=50",
 		link_dir);
@@ -583,7 +601,9 @@ main(int argc __rte_unused, char **argv)
 	ret = test_run_cases("event_hostile", cases, RTE_DIM(cases));
 	rte_comch_server_stop(srv);
 	rte_comch_server_destroy(srv);
+	rte_comch_server_destroy(slow_srv);
 	rte_eal_cleanup();
 	rmdir(link_dir);
+	rmdir(slow_dir);
 	return ret;
 }

@@ -57,6 +57,12 @@ static pthread_mutex_t shm_ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static TAILQ_HEAD(, shm_event) shm_ev_list =
 	TAILQ_HEAD_INITIALIZER(shm_ev_list);
 static uint32_t shm_ev_period_ms;      /* the alarm's, 0: not set */
+/* The alarm chain that runs: each tick carries the generation that set
+ * it, and one of an older generation ends its chain. A new chain starts
+ * when an event needs a shorter period than the pending alarm's, or after
+ * rte_eal_alarm_set() failed (which may have queued the alarm all the
+ * same). */
+static uintptr_t shm_ev_gen;
 
 static void shm_ev_tick(void *arg);
 
@@ -76,7 +82,7 @@ shm_ev_schedule_locked(void)
 	if (shm_ev_period_ms == 0 || TAILQ_EMPTY(&shm_ev_list))
 		return;
 	if (rte_eal_alarm_set((uint64_t)shm_ev_period_ms * 1000, shm_ev_tick,
-			NULL) < 0) {
+			(void *)shm_ev_gen) < 0) {
 		SHM_LOG(WARNING, "event mode: cannot set the periodic check: a peer that does not kick may leave an application asleep");
 		/* not running: the next event registered tries again */
 		shm_ev_period_ms = 0;
@@ -89,13 +95,17 @@ shm_ev_register(struct shm_event *ev, struct shm_dev *sd)
 	uint32_t ms = sd->cfg.wake_check_ms;
 	bool start;
 
-	ev->sd = sd;
+	ev->check_ms = ms;
 	ev->check_cycles = rte_get_timer_hz() / 1000 * ms;
 	ev->next_check = shm_ev_now() + ev->check_cycles;
 	pthread_mutex_lock(&shm_ev_lock);
-	start = shm_ev_period_ms == 0;
-	if (start || ms < shm_ev_period_ms)
+	/* none running, or the pending alarm is later than this event's
+	 * first check must be: a new chain */
+	start = shm_ev_period_ms == 0 || ms < shm_ev_period_ms;
+	if (start) {
 		shm_ev_period_ms = ms;
+		shm_ev_gen++;
+	}
 	TAILQ_INSERT_TAIL(&shm_ev_list, ev, next);
 	if (start)
 		shm_ev_schedule_locked();
@@ -173,7 +183,7 @@ shm_ev_backoff_locked(struct shm_event *ev, const char *what, uint32_t id)
 	SHM_LOG(NOTICE, "%s: connection %u: %s %u: the peer kicks without work (%u wake-ups for nothing in a row); waking on the periodic check for %u ms",
 		shm_dev_name(ev->sc->conn), ev->sc->conn->id, what, id,
 		SHM_EV_STORM,
-		(unsigned int)(ev->backoff * ev->sd->cfg.wake_check_ms));
+		(unsigned int)(ev->backoff * ev->check_ms));
 }
 
 /* Is kick[0] shut down (end of file)? */
@@ -684,17 +694,22 @@ shm_ev_check_waitable(struct shm_event *ev, uint64_t now)
 }
 
 static void
-shm_ev_tick(void *arg __rte_unused)
+shm_ev_tick(void *arg)
 {
 	struct shm_event *ev;
 	uint64_t now = shm_ev_now();
 	uint32_t ms = 0;
 
 	pthread_mutex_lock(&shm_ev_lock);
+	if ((uintptr_t)arg != shm_ev_gen) {
+		/* a newer chain replaced this one */
+		pthread_mutex_unlock(&shm_ev_lock);
+		return;
+	}
 	TAILQ_FOREACH(ev, &shm_ev_list, next) {
 		/* the next period: the shortest of the events left */
-		if (ms == 0 || ev->sd->cfg.wake_check_ms < ms)
-			ms = ev->sd->cfg.wake_check_ms;
+		if (ms == 0 || ev->check_ms < ms)
+			ms = ev->check_ms;
 		if (now < ev->next_check)
 			continue;
 		ev->next_check = now + ev->check_cycles;

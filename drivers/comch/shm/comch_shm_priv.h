@@ -671,7 +671,7 @@ struct shm_event {
 	struct shm_consumer *c;        /* consumer */
 	struct shm_event *owner;       /* connection: its server's or
 					* client's (outlives it) */
-	struct shm_dev *sd;
+	uint32_t check_ms;             /* its device's wake_check_ms */
 	/* The owner's lcore. */
 	uint64_t progress;             /* progress mark at the last arm */
 	uint32_t drained;              /* kicks taken by this arm */
