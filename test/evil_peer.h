@@ -129,7 +129,7 @@ raw_answer(struct evil *e, struct rte_comch_server *srv, int *reject_err)
 	struct cmsghdr *c;
 	/* failure guard: the DPU's interrupt thread answers handshakes, and
 	 * may wait for a CPU a while on a busy machine */
-	uint64_t dl = test_deadline(30);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 	ssize_t n;
 	int fd = -1;
 

@@ -60,7 +60,8 @@
 
 #define MAX_RCONS 256      /* the DPU's consumers we map */
 #define MAX_LCONS 256      /* our consumers */
-#define ANSWER_WAIT_S 60   /* generous (a loaded machine): ACCEPT/REJECT or EOF */
+#define ANSWER_WAIT_S 60   /* generous (a loaded machine): the DPU's answer
+                            * (ACCEPT/REJECT or EOF, room in its ring) */
 #define CLOSE_WAIT_S 60    /* generous (a loaded machine): a violation punished */
 
 /* ------------------------------------------------------------ options */
@@ -596,7 +597,7 @@ hc_open(struct hc *h, uint32_t depth)
 static int
 hc_open_retry(struct hc *h, uint32_t depth)
 {
-	double end = now_s() + 30;
+	double end = now_s() + ANSWER_WAIT_S;
 	int r;
 
 	for (;;) {
@@ -869,7 +870,7 @@ perf_send(struct hc *h, uint32_t type, uint32_t test, uint32_t size,
 		.size = size, .burst = burst, .queues = queues, .touch = touch,
 		.msgs = msgs };
 
-	return hc_send_wait(h, &p, sizeof(p), 10);
+	return hc_send_wait(h, &p, sizeof(p), ANSWER_WAIT_S);
 }
 
 /* Wait for a perf message of @p type; true if it came. */
@@ -2342,7 +2343,7 @@ mode_unread_churn(void)
 		}
 		if (r < opt.rounds && !quit)
 			say("unread-churn: connection %u stopped in round %u: %s",
-				i, r, h[i].eof ? "ended by the DPU" :
+				i, r, sock_hung_up(h[i].sock) ? "ended by the DPU" :
 				"no READY (refused, or none within the wait)");
 	}
 	for (k = 0; k < i; k++)

@@ -84,7 +84,7 @@ poll_for(double seconds, bool (*done)(void))
 }
 
 /* Poll until this process holds @p want fds again (the DPU let go of a
- * socket it accepted); failure guard 5 s. Returns the count last seen. */
+ * socket it accepted); failure guard TEST_GUARD_S. Returns the count last seen. */
 static int
 wait_fds(int want)
 {
@@ -382,13 +382,14 @@ srv_hdr(struct evil *e)
 	return e->srv_mb;
 }
 
-/* The server receives from its own mailbox, which we write. */
+/* The server receives from its own mailbox, which we write, until that
+ * fails (failure guard). */
 static int
 server_receive(void)
 {
 	struct rte_comch_msg m[8];
 	int n = 0;
-	uint64_t dl = test_deadline(1);
+	uint64_t dl = test_deadline(TEST_GUARD_S);
 
 	while (ev.last_conn != NULL && !test_expired(dl)) {
 		n = rte_comch_msg_recv_burst(ev.last_conn, m, 8);

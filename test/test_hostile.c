@@ -1211,7 +1211,7 @@ slow_socket(int ev, int *out)
  * socket, the DPU's close is the last one, and the one that waits unless
  * the DPU leaves it to its reaper; if not, this close waits, and the test
  * kills the process. It keeps no other fd of ours (a copy of a DPU socket
- * would keep it open). Failure guard 30 s. */
+ * would keep it open). Failure guard TEST_GUARD_S. */
 static pid_t
 rearm_after_disarm(int c, int said)
 {
@@ -1247,7 +1247,7 @@ rearm_after_disarm(int c, int said)
 		(void)sched_setaffinity(0, sizeof(set), &set);
 	(void)sched_setscheduler(0, SCHED_FIFO, &fifo);
 	(void)!write(said, "s", 1);
-	end = time(NULL) + 30;
+	end = time(NULL) + TEST_GUARD_S;
 	do {
 		len = sizeof(lg);
 		if (getsockopt(c, SOL_SOCKET, SO_LINGER, &lg, &len) == 0 &&

@@ -209,15 +209,18 @@ pkt_check(const struct rte_mbuf *m, uint32_t seq, uint32_t len)
 
 /* Send packets seq0 .. seq0 + n - 1 on (port, q) as the port takes them;
  * returns how many it took before @p seconds (it may refuse for good
- * when the peer does not read). */
+ * when the peer does not read). It tries once at least, however late
+ * this thread got to run. */
 static uint32_t
 send_seq(uint16_t port, uint16_t q, uint32_t seq0, uint32_t n, uint32_t len,
 		double seconds)
 {
 	uint64_t dl = test_deadline(seconds);
 	uint32_t sent = 0;
+	bool tried = false;
 
-	while (sent < n && !test_expired(dl)) {
+	while (sent < n && (!tried || !test_expired(dl))) {
+		tried = true;
 		struct rte_mbuf *m[32];
 		uint16_t k, c = (uint16_t)RTE_MIN(32u, n - sent), t;
 

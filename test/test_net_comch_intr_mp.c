@@ -391,23 +391,25 @@ run_primary(char *prog)
 	CHECK(f != NULL, "fdopen");
 	/* unbuffered: poll() on its fd must see every line not read yet */
 	setvbuf(f, NULL, _IONBF, 0);
-	/* HELLO packets until the secondary has one through its consumer */
-	CHECK(next_line(f, line, sizeof(line), 60, h, mp) != NULL &&
+	/* HELLO packets until the secondary has one through its consumer;
+	 * twice the secondary's own guards, so that its message, not ours,
+	 * says what it waited for */
+	CHECK(next_line(f, line, sizeof(line), 2 * TEST_GUARD_S, h, mp) != NULL &&
 		strcmp(line, "ready\n") == 0, "the secondary: %s", line);
 	for (r = 0; r < ROUNDS; r++) {
 		char want[32];
 
 		snprintf(want, sizeof(want), "armed %u\n", r);
-		CHECK(next_line(f, line, sizeof(line), 30, -1, mp) != NULL &&
+		CHECK(next_line(f, line, sizeof(line), 2 * TEST_GUARD_S, -1, mp) != NULL &&
 			strcmp(line, want) == 0, "the secondary, for %s: %s",
 			want, line);
 		CHECK_OK(send_one((uint16_t)h, mp, r));
 		snprintf(want, sizeof(want), "got %u\n", r);
-		CHECK(next_line(f, line, sizeof(line), 30, -1, mp) != NULL &&
+		CHECK(next_line(f, line, sizeof(line), 2 * TEST_GUARD_S, -1, mp) != NULL &&
 			strcmp(line, want) == 0, "the secondary, for %s: %s",
 			want, line);
 	}
-	CHECK(next_line(f, line, sizeof(line), 30, -1, mp) != NULL &&
+	CHECK(next_line(f, line, sizeof(line), 2 * TEST_GUARD_S, -1, mp) != NULL &&
 		strcmp(line, "done\n") == 0, "the secondary: %s", line);
 	fclose(f);
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&

@@ -21,7 +21,7 @@ fp_lat_fwd(struct perf_fwd *f)
 	struct rte_comch_send_op op = { .data = s->src, .len = s->size,
 		.imm_len = sizeof(uint32_t) };
 	uint64_t t0, now;
-	unsigned int i;
+	unsigned int i, spins;
 	int n;
 
 	do {
@@ -33,15 +33,17 @@ fp_lat_fwd(struct perf_fwd *f)
 			 * immediate data. */
 			op.imm = &st->own_consumer;
 			t0 = rte_rdtsc();
+			spins = 0;
 			do {
 				n = rte_comch_producer_send_burst(st->prod,
 						st->peer_consumer, &op, 1);
-			} while (n == 0 && fwd_wait_more(f));
+			} while (n == 0 && fwd_wait_more(f, &spins));
 			if (n <= 0)
 				return n;  /* 0: stopped */
+			spins = 0;
 			do {
 				n = fwd_fp_rx(st, 1);
-			} while (n == 0 && fwd_wait_more(f));
+			} while (n == 0 && fwd_wait_more(f, &spins));
 			if (n <= 0)
 				return n;  /* 0: stopped before the echo */
 			now = rte_rdtsc();

@@ -20,46 +20,51 @@
 
 #include "perf_session.h"
 
-/* Account @p n messages sent and @p rx received at @p now; false when
- * this lcore is done. */
 /*
  * With no worker lcore the driving lcore forwards itself (main_wait() does
- * not run), so its loops take over main_wait()'s duties every
- * FWD_MAIN_POLL turns: poll the connections (a DPU that went away is seen
- * there, and the fast path then fails with -ECONNRESET) and stop a round
- * trip that outlives s->end_hard.
+ * not run), so its loops take over main_wait()'s duties: poll the
+ * connections (a DPU that went away is seen there, and the fast path then
+ * fails with -ECONNRESET) and stop a round trip that outlives
+ * s->end_hard. fwd_step() does it every FWD_MAIN_POLL calls, between
+ * messages; a wait for one message only once it has spun FWD_MAIN_POLL
+ * times in vain, so that a measured round trip pays for no poll unless
+ * it is stalled already.
  */
 #define FWD_MAIN_POLL 4096
 
 static inline void
-fwd_main_turn(struct perf_fwd *f, uint64_t now)
+fwd_main_duties(struct perf_fwd *f, uint64_t now)
 {
 	struct perf_session *s = f->s;
 
-	if (likely(!f->is_main) || ++f->main_turns < FWD_MAIN_POLL)
-		return;
-	f->main_turns = 0;
 	perf_session_poll(s);
 	if (s->end_hard != 0 && now >= s->end_hard)
 		s->stop = true;
 }
 
-/* A loop waiting for one message goes on while this is true. */
+/* A loop waiting for one message goes on while this is true; @p spins
+ * counts its turns (0 before the first). */
 static inline bool
-fwd_wait_more(struct perf_fwd *f)
+fwd_wait_more(struct perf_fwd *f, unsigned int *spins)
 {
-	fwd_main_turn(f, rte_rdtsc());
+	if (unlikely(f->is_main) && ++*spins % FWD_MAIN_POLL == 0)
+		fwd_main_duties(f, rte_rdtsc());
 	/* perf_quit too: in --role=pair a signal ends the DPU side, and
 	 * what the loop waits for never comes */
 	return !f->s->stop && !perf_quit;
 }
 
+/* Account @p n messages sent and @p rx received at @p now; false when
+ * this lcore is done. */
 static inline bool
 fwd_step(struct perf_fwd *f, uint64_t now, uint64_t n, uint64_t rx)
 {
 	struct perf_session *s = f->s;
 
-	fwd_main_turn(f, now);
+	if (unlikely(f->is_main) && ++f->main_turns == FWD_MAIN_POLL) {
+		f->main_turns = 0;
+		fwd_main_duties(f, now);
+	}
 	f->sent += n;
 	f->received += rx;
 	if (now >= s->warm_end) {
