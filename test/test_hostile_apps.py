@@ -904,9 +904,11 @@ def scenarios():
         # client (beyond --max-size the DPU refuses: test_perf.sh)
         Scenario("perf/big-copy", "perf",
                  ["big-copy", "--size", "16777216", "--hold", "600"],
-                 dpu_opts=["--max-size=16777216"], honest_count=2000,
+                 dpu_opts=["--max-size=16777216"], honest_count=500,
                  # each honest round trip waits for a 16 MiB copy: under
-                 # a sanitizer on a loaded machine that passed the guard
+                 # a sanitizer on a loaded machine that passed the guard,
+                 # and in a loaded CI pair 2,000 of them did (two such
+                 # DPUs and two hosts on two cores)
                  no_sanitizer=True,
                  expect_attacker=[r"big-copy: [1-9]\d* buffers filled by "
                                   r"the DPU, connection kept"],
