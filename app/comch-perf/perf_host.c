@@ -25,7 +25,15 @@
 
 #include "perf_session.h"
 
-#define HOST_WAIT_S 10
+/* How long the host waits for the DPU to answer (room to send, READY,
+ * its consumers, the results, its last messages) before it gives up on
+ * a DPU that is alive but does not answer (a dead one is seen at once,
+ * by its connection): generous, as a loaded machine can keep the DPU's
+ * lcore off its core for seconds. */
+#define DPU_ANSWER_S 60
+/* A window that measured nothing by its end waits for a message as long
+ * again, or this long at least. */
+#define WINDOW_GRACE_S 10
 
 /* A secondary process: connections are the primary's (--hold). */
 static bool
@@ -71,7 +79,7 @@ conn_send_perf(struct perf_session *s, struct perf_conn *pc,
 	struct perf_msg m = { .magic = PERF_MAGIC, .type = type,
 		.test = s->test, .size = s->size, .burst = s->burst,
 		.touch = s->o->touch, .queues = s->o->queues, .msgs = msgs };
-	uint64_t dl = deadline(HOST_WAIT_S);
+	uint64_t dl = deadline(DPU_ANSWER_S);
 	int ret;
 
 	/* -EBUSY: in a secondary, the last one's relay is being freed */
@@ -85,7 +93,7 @@ conn_send_perf(struct perf_session *s, struct perf_conn *pc,
 static int
 conns_wait(struct perf_session *s, enum perf_msg_type type)
 {
-	uint64_t dl = deadline(HOST_WAIT_S);
+	uint64_t dl = deadline(DPU_ANSWER_S);
 	unsigned int i, ready;
 
 	for (i = 0; i < s->nb_conns; i++)
@@ -428,7 +436,7 @@ perf_session_start(struct perf_session *s, enum perf_test test, uint32_t size,
 	}
 	if (fp) {
 		/* Stream q of a connection sends to the DPU's q-th consumer. */
-		dl = deadline(HOST_WAIT_S);
+		dl = deadline(DPU_ANSWER_S);
 		for (i = 0; i < s->nb_conns; i++) {
 			ret = conn_peer_consumers(&s->conns[i],
 					s->conns[i].last.first_consumer, per_conn,
@@ -472,9 +480,9 @@ perf_session_start(struct perf_session *s, enum perf_test test, uint32_t size,
 	s->end = (o->count != 0 || o->interactive) ? 0 :
 		s->warm_end + (uint64_t)(o->duration * (double)s->tsc_hz);
 	/* a window that measured nothing by its end waits for a message,
-	 * for as long again or HOST_WAIT_S at least, then ends anyway */
+	 * for as long again or WINDOW_GRACE_S at least, then ends anyway */
 	s->end_hard = s->end == 0 ? 0 : s->end + (uint64_t)(RTE_MAX(o->duration,
-			(double)HOST_WAIT_S) * (double)s->tsc_hz);
+			(double)WINDOW_GRACE_S) * (double)s->tsc_hz);
 	s->next_progress = (perf_results_own_stdout(o) ||
 			    !isatty(STDOUT_FILENO) || o->interactive) ?
 		UINT64_MAX : now + s->tsc_hz;
@@ -637,7 +645,7 @@ perf_session_stop(struct perf_session *s)
 	if (s->e->flags & PERF_E_BIDIR) {
 		for (i = 0; i < s->nb_streams; i++)
 			rcvd += s->streams[i].received;
-		dl = deadline(HOST_WAIT_S);
+		dl = deadline(DPU_ANSWER_S);
 		while (rcvd < peer_sent && rte_get_timer_cycles() < dl) {
 			for (i = 0; i < s->nb_streams; i++) {
 				struct rte_comch_completion cpl[64];
