@@ -983,6 +983,121 @@ mode_silent(void)
 	return 0;
 }
 
+/* ---- connect-flood: connect and hang up, as fast as we can ----
+ * Every connection reaches the DPU's listening socket, which must accept
+ * it to learn it is gone (or refuse it beyond max_pending). Faster than
+ * the DPU can take them, the backlog never empties: a DPU that accepts
+ * until none waits never leaves its listening socket, and serves no other
+ * socket of its interrupt thread (another function's HELLO included). */
+
+static int
+mode_connect_flood(void)
+{
+	unsigned long n = 0, failed = 0;
+	double end;
+	int s;
+
+	say("armed");
+	end = now_s() + opt.hold;
+	while (!quit && now_s() < end) {
+		s = link_connect(opt.func);
+		if (s < 0) {
+			failed++;
+			pause_us(1000);
+			continue;
+		}
+		close(s);
+		n++;
+	}
+	say("connect-flood: %lu connections, %lu connects failed", n, failed);
+	return 0;
+}
+
+/* ---- refused-stream: refused clients that never stop talking ----
+ * With the function's handshake places held (max_pending silent sockets,
+ * the scenario sets max_pending=1 and a long handshake time), each new
+ * client is refused as it connects. The DPU reads what such a client
+ * sent before it closes the socket (so that its REJECT is not lost to a
+ * reset); four threads here keep sending on the newest socket as fast as
+ * they can: a read that goes on while there is something to read never
+ * ends, and the interrupt thread serves nothing else. */
+
+static volatile int stream_sock = -1;
+static volatile bool stream_stop;
+
+static void *
+stream_thread(void *arg)
+{
+	unsigned long *sent = arg;
+	char rec[64];
+	int s;
+
+	memset(rec, 0x5a, sizeof(rec));
+	while (!stream_stop && !quit) {
+		s = stream_sock;
+		if (s >= 0 && send(s, rec, sizeof(rec),
+				MSG_NOSIGNAL | MSG_DONTWAIT) > 0)
+			(*sent)++;
+	}
+	return NULL;
+}
+
+static int
+mode_refused_stream(void)
+{
+	unsigned long sent[4] = { 0 }, total = 0, conns = 0;
+	unsigned int i, held = 0, nt = 0;
+	int *hold_s = calloc(opt.socks, sizeof(int));
+	pthread_t t[4];
+	double end;
+	char c;
+	int s;
+
+	if (hold_s == NULL)
+		return EXIT_SETUP;
+	for (i = 0; i < opt.socks; i++) {
+		hold_s[i] = link_connect(opt.func);
+		held += hold_s[i] >= 0;
+	}
+	say("refused-stream: %u handshake places held", held);
+	for (i = 0; i < RTE_DIM(t); i++)
+		if (pthread_create(&t[nt], NULL, stream_thread, &sent[nt]) == 0)
+			nt++;
+	say("armed");
+	end = now_s() + opt.hold;
+	while (!quit && now_s() < end) {
+		s = link_connect(opt.func);
+		if (s < 0) {
+			pause_us(1000);
+			continue;
+		}
+		conns++;
+		stream_sock = s;
+		/* until the DPU closes it (its REJECT read, or a reset) */
+		while (!quit && now_s() < end) {
+			ssize_t n = recv(s, &c, 1, MSG_DONTWAIT);
+
+			if (n >= 0 || (errno != EAGAIN && errno != EINTR))
+				break;
+			pause_us(100);
+		}
+		stream_sock = -1;
+		close(s);
+	}
+	stream_stop = true;
+	for (i = 0; i < nt; i++) {
+		pthread_join(t[i], NULL);
+		total += sent[i];
+	}
+	for (i = 0; i < opt.socks; i++)
+		if (hold_s[i] >= 0)
+			close(hold_s[i]);
+	free(hold_s);
+	say("refused-stream: %lu refused clients, %lu records sent", conns,
+		total);
+	return 0;
+}
+
 /* ---- hello-garbage: malformed handshakes, never accepted ---- */
 
 enum hv {
@@ -2859,7 +2974,7 @@ usage(void)
 		"         log-inject churn sigpipe never-read never-post claim-hold\n"
 		"         rewrite fp-garbage announce-flood unread-churn consumer-churn\n"
 		"         conn-hog fd-exhaust amplify log-flood data-peer fd-leak\n"
-		"         perf-hog begin big-copy\n");
+		"         perf-hog begin big-copy connect-flood refused-stream\n");
 }
 
 int
@@ -2894,6 +3009,8 @@ main(int argc, char **argv)
 		int (*fn)(void);
 	} modes[] = {
 		{ "silent", mode_silent },
+		{ "connect-flood", mode_connect_flood },
+		{ "refused-stream", mode_refused_stream },
 		{ "hello-garbage", mode_hello_garbage },
 		{ "fd-race", mode_fd_race },
 		{ "consumer-race", mode_consumer_race },

@@ -80,6 +80,12 @@ scenario that fails again says which):
   perf/bidir-alloc-fails    a host-sized fp-bidir payload that cannot be
                             allocated leaves a NULL the DPU sends from
                             (SIGSEGV) when another host runs fp-bidir
+  */connect-flood-other-function  hosts of one function that connect and
+                            hang up faster than the DPU accepts kept the
+                            interrupt thread in its accept loop for good:
+                            a host of another function was never served
+                            (its HELLO unread; CI's perf/silent-other-
+                            function stalled the same way)
   perf/log-flood            one DPU line per perf message of an unknown
                             type (or a BEGIN while one is pending), not
                             rate-limited: millions of lines in seconds
@@ -778,6 +784,14 @@ def scenarios():
                      ["silent", "--socks", "200", "--hold", "600",
                       "--refresh", "--func", "pf0vf1"],
                      devargs=",functions=[pf0,pf0vf1]"),
+            Scenario(f"{p}/connect-flood-other-function", p,
+                     ["connect-flood", "--hold", "600", "--func", "pf0vf1"],
+                     devargs=",functions=[pf0,pf0vf1]"),
+            Scenario(f"{p}/refused-stream-other-function", p,
+                     ["refused-stream", "--socks", "1", "--hold", "600",
+                      "--func", "pf0vf1"],
+                     devargs=",functions=[pf0,pf0vf1],max_pending=1,"
+                             "handshake_timeout_ms=600000"),
             Scenario(f"{p}/hello-flood-other-function", p,
                      ["hello-garbage", "--rounds", "1000", "--func",
                       "pf0vf1"],
@@ -954,6 +968,9 @@ def scenarios():
         Scenario("data/silent-other-function", "data",
                  ["silent", "--socks", "200", "--hold", "600",
                   "--refresh", "--func", "pf0vf1"],
+                 devargs=",functions=[pf0,pf0vf1]"),
+        Scenario("data/connect-flood-other-function", "data",
+                 ["connect-flood", "--hold", "600", "--func", "pf0vf1"],
                  devargs=",functions=[pf0,pf0vf1]"),
         Scenario("data/second-conn-proto-garbage", "data",
                  ["proto-garbage", "--rounds", "1"], second_peer=True),

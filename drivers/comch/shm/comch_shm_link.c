@@ -266,10 +266,15 @@ shm_send_reject(int sock, int err, const char *fmt, ...)
 			strerror(-ret), msg.reject.reason);
 }
 
+/* Records read from a socket before it is closed: more than a socket
+ * buffer of short records holds (about 300 at the default size). */
+#define SHM_DRAIN_RECORDS_MAX 1024
+
 void
 shm_sock_close(int sock, bool shut)
 {
 	char b[sizeof(struct shm_msg)];
+	unsigned int n;
 
 	/* Closing a UNIX socket with unread data resets the peer
 	 * (ECONNRESET), and a reset is reported before the data the peer
@@ -282,11 +287,15 @@ shm_sock_close(int sock, bool shut)
 	 * take the last ones EAL's interrupt thread needs (it panics
 	 * without one). The kernel drops them here instead, so fds the
 	 * peer left queued on its link socket can make this close wait
-	 * (the trust model says so). */
+	 * (the trust model says so). A peer that keeps sending to a socket
+	 * not shut down could keep this drain going for ever: it stops
+	 * after what a socket buffer holds, and the peer, which did not
+	 * stop to read why it was refused, gets a reset instead. */
 	if (shut)
 		(void)shutdown(sock, SHUT_RD);
-	while (recv(sock, b, sizeof(b), MSG_DONTWAIT) > 0)
-		;
+	for (n = 0; n < SHM_DRAIN_RECORDS_MAX; n++)
+		if (recv(sock, b, sizeof(b), MSG_DONTWAIT) <= 0)
+			break;
 	close(sock);
 }
 

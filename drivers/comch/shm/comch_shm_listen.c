@@ -218,6 +218,17 @@ shm_listen_pause(struct shm_function *func)
 	rte_eal_alarm_set(SHM_LISTEN_PAUSE_US, shm_listen_resume, func);
 }
 
+/*
+ * Clients taken per turn of the interrupt thread on one listening socket.
+ * Hosts can connect faster than we accept (a connect and a close cost
+ * them less than an accept and a refusal cost us): a loop until none
+ * waits would never end, and no other socket of the interrupt thread
+ * (another function's clients, their HELLOs) nor any alarm would be
+ * served. The listening socket stays readable, so the thread comes back
+ * to it after one turn over the others.
+ */
+#define SHM_ACCEPTS_PER_TURN 32
+
 /* Interrupt thread: the function's listening socket is readable. */
 static void
 shm_listen_cb(void *arg)
@@ -225,9 +236,10 @@ shm_listen_cb(void *arg)
 	struct shm_function *func = arg;
 	const struct shm_quota *q = &func->dev->cfg.quota;
 	struct shm_pending *p;
+	unsigned int turn;
 	int sock, ret;
 
-	for (;;) {
+	for (turn = 0; turn < SHM_ACCEPTS_PER_TURN; turn++) {
 		/* A client costs fds (its socket, then its mailbox): taken
 		 * only while the process keeps some (shm_fd_headroom()). */
 		if (shm_fd_headroom(func->listen_fd, 1)) {
