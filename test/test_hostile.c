@@ -1108,6 +1108,9 @@ run_case(const char *name, int (*fn)(void))
 static int linger_rx[16];
 static unsigned int nb_linger_rx;
 static volatile int close_waits_way;
+/* The re-armer of the way running (0: none), killed whatever the way's
+ * outcome: a failed way must not leave it spinning at SCHED_FIFO. */
+static pid_t close_waits_rearmer;
 
 static void
 on_wedged(int sig __rte_unused)
@@ -1117,6 +1120,8 @@ on_wedged(int sig __rte_unused)
 
 	(void)!write(STDOUT_FILENO, m, sizeof(m) - 1);
 	(void)!write(STDOUT_FILENO, w, 2);
+	if (close_waits_rearmer > 0)
+		kill(close_waits_rearmer, SIGKILL);
 	_exit(1);
 }
 
@@ -1385,6 +1390,7 @@ close_waits_one(int way)
 		CHECK_OK(pipe2(said, O_CLOEXEC | O_NONBLOCK));
 		rearmer = rearm_after_disarm(c, said[1]);
 		CHECK(rearmer > 0, "fork: %s", strerror(errno));
+		close_waits_rearmer = rearmer;
 		close(said[1]);
 		{	/* the re-armer watches before the DPU gets it */
 			uint64_t dl = test_deadline(TEST_GUARD_S);
@@ -1441,6 +1447,7 @@ close_waits_one(int way)
 			tick();
 		kill(rearmer, SIGKILL);
 		waitpid(rearmer, NULL, 0);
+		close_waits_rearmer = 0;
 		close(said[0]);
 		CHECK(r == 'r', "the re-armer saw the DPU disarm the socket");
 	}
@@ -1460,12 +1467,18 @@ case_close_waits(void)
 	signal(SIGALRM, on_wedged);
 	/* the last way, a race, five times */
 	for (way = 0; way <= 13 && ret == 0; way++) {
-		/* a guard per way: each waits at most 10 s twice (the DPU's
-		 * answer, a new client) and a raw handshake 30 s */
+		/* a guard per way: its waits (the re-armer's start, the
+		 * DPU's answer, the re-armer's word, a new client, a raw
+		 * handshake) each have TEST_GUARD_S */
 		close_waits_way = RTE_MIN(way, 9);
-		alarm(120);
+		alarm(6 * TEST_GUARD_S);
 		ret = close_waits_one(RTE_MIN(way, 9));
 		alarm(0);
+		if (close_waits_rearmer > 0) {
+			kill(close_waits_rearmer, SIGKILL);
+			waitpid(close_waits_rearmer, NULL, 0);
+			close_waits_rearmer = 0;
+		}
 	}
 	signal(SIGALRM, SIG_DFL);
 	/* whatever still waited on them goes */
