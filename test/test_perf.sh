@@ -88,19 +88,28 @@ PY
 
 # pair: every test, two sizes, by count
 "$PERF" -l 0,1 $EAL --file-prefix perft-pair-$$ -- --role=pair \
-	--test=ctrl-lat,ctrl-tput,fp-lat,fp-tput,fp-bidir,conn-rate \
+	--test=ctrl-lat,ctrl-tput,fp-lat,fp-tput,fp-bidir \
 	--size=64,1000 --count=20000 --warmup=0 --json \
 	> "$out/pair.json" 2> "$out/pair.err" || {
 	echo "FAIL pair run"; cat "$out/pair.err"; fail=1; }
-check "$out/pair.json" 11 20000
+check "$out/pair.json" 10 20000
+# conn-rate by a smaller count, here and below: each connection takes
+# turns of EAL's interrupt thread, which shares the cores with all else;
+# on a loaded 2-core machine one took up to 70 ms, and 20,000 of them
+# outlasted the suite's timeout
+"$PERF" -l 0,1 $EAL --file-prefix perft-conn-$$ -- --role=pair \
+	--test=conn-rate --count=200 --warmup=0 --json \
+	> "$out/conn.json" 2> "$out/conn.err" || {
+	echo "FAIL conn-rate run"; cat "$out/conn.err"; fail=1; }
+check "$out/conn.json" 1 200
 
 # the same as CSV: one header line, rows of as many fields, the same keys
 "$PERF" -l 0,1 $EAL --file-prefix perft-csv-$$ -- --role=pair \
 	--test=ctrl-lat,ctrl-tput,fp-lat,fp-tput,fp-bidir,conn-rate \
-	--size=64,1000 --count=20000 --warmup=0 --csv \
+	--size=64,1000 --count=200 --warmup=0 --csv \
 	> "$out/pair.csv" 2> "$out/pair-csv.err" || {
 	echo "FAIL csv run"; cat "$out/pair-csv.err"; fail=1; }
-check "$out/pair.csv" 11 20000 csv
+check "$out/pair.csv" 11 200 csv
 # event mode (pair: both sides asleep between messages; nothing sent in
 # idle, whose figure is CPU use): the same checks, by duration
 "$PERF" -l 0,1 $EAL --file-prefix perft-ev-$$ -- --role=pair --event \
@@ -146,10 +155,10 @@ if "$PERF" -l 0,1 $EAL --file-prefix perft-mem-$$ -- --role=pair \
 else
 	echo "ok queues beyond --max-mem refused"
 fi
-python3 - "$out/pair.json" "$out/pair.csv" "$out/event.json" <<'PY' || fail=1
+python3 - "$out/pair.json" "$out/pair.csv" "$out/event.json" "$out/conn.json" <<'PY' || fail=1
 import json, sys
 keys = set()
-for f in (sys.argv[1], sys.argv[3]):
+for f in (sys.argv[1], sys.argv[3], sys.argv[4]):
     for l in open(f):
         if l.startswith("{"):
             keys |= set(json.loads(l))
@@ -164,7 +173,7 @@ PY
 # latency columns only for round trips; the DPU's events between them
 "$PERF" -l 0,1 $EAL --file-prefix perft-text-$$ -- --role=pair \
 	--test=ctrl-lat,fp-lat,fp-tput,ctrl-tput,fp-bidir,conn-rate \
-	--size=64,1000 --count=20000 --warmup=0 \
+	--size=64,1000 --count=200 --warmup=0 \
 	> "$out/pair.txt" 2> "$out/pair-txt.err" || {
 	echo "FAIL text run"; cat "$out/pair-txt.err"; fail=1; }
 python3 - "$out/pair.txt" <<'PY' || fail=1
