@@ -46,20 +46,6 @@
 
 #include "perf_dpu.h"
 
-/* Connection events, but not hundreds a second (conn-rate). */
-static bool
-dpu_event_loud(struct dpu_ctx *x)
-{
-	uint64_t now = rte_get_timer_cycles();
-
-	if (now - x->last_event < rte_get_timer_hz()) {
-		x->quiet++;
-		return false;
-	}
-	x->last_event = now;
-	return true;
-}
-
 static void
 dpu_say(const struct dpu_ctx *x, const char *fmt, ...)
 	__rte_format_printf(2, 3);
@@ -74,6 +60,24 @@ dpu_say(const struct dpu_ctx *x, const char *fmt, ...)
 	vfprintf(perf_results_own_stdout(x->o) ? stderr : stdout, fmt, ap);
 	va_end(ap);
 	fflush(perf_results_own_stdout(x->o) ? stderr : stdout);
+}
+
+/* Whether a line of @p g's kind may be printed now (one a second); when
+ * it may, first how many were not. */
+static bool
+dpu_gate_open(struct dpu_ctx *x, struct dpu_gate *g)
+{
+	uint64_t now = rte_get_timer_cycles();
+
+	if (g->last != 0 && now - g->last < rte_get_timer_hz()) {
+		g->quiet++;
+		return false;
+	}
+	g->last = now;
+	if (g->quiet != 0)
+		dpu_say(x, "dpu: (%u like the next not shown)\n", g->quiet);
+	g->quiet = 0;
+	return true;
 }
 
 /* ------------------------------------------------------------- sleeping */
@@ -555,14 +559,9 @@ dpu_on_connect(struct rte_comch_server *srv __rte_unused,
 	if (i >= x->nb_slots)
 		x->nb_slots = i + 1;
 	rte_comch_conn_user_data_set(conn, (uint64_t)(uintptr_t)d);
-	if (dpu_event_loud(x)) {
-		if (x->quiet != 0)
-			dpu_say(x, "dpu: (%u connection events not shown)\n",
-				x->quiet);
-		x->quiet = 0;
+	if (dpu_gate_open(x, &x->events))
 		dpu_say(x, "dpu: host connected (connection %u)\n",
 			rte_comch_conn_id(conn));
-	}
 }
 
 static void
@@ -573,7 +572,8 @@ dpu_on_disconnect(struct rte_comch_server *srv __rte_unused,
 	struct dpu_conn *d = (struct dpu_conn *)(uintptr_t)
 		rte_comch_conn_user_data_get(conn);
 
-	if ((err != 0 && err != -ECONNRESET) || dpu_event_loud(x))
+	if (dpu_gate_open(x, err != 0 && err != -ECONNRESET ? &x->faults :
+			&x->events))
 		dpu_say(x, "dpu: host of connection %u %s\n",
 			rte_comch_conn_id(conn),
 			err == 0 ? "closed" :
@@ -803,8 +803,9 @@ perf_dpu_run(const struct perf_opts *o, int16_t dev_id, double serve_for,
 	if (x.ep >= 0)
 		close(x.ep);
 	free(x.src);
-	if (x.quiet != 0)
-		dpu_say(&x, "dpu: (%u connection events not shown)\n", x.quiet);
+	if (x.events.quiet + x.faults.quiet != 0)
+		dpu_say(&x, "dpu: (%u connection events not shown)\n",
+			x.events.quiet + x.faults.quiet);
 	if (o->event)
 		dpu_say(&x, "dpu: done, served %u host(s), slept %" PRIu64 " times\n",
 			x.served, x.sleeps);

@@ -92,6 +92,12 @@ struct dpu_conn {
 	uint32_t next_q;        /* the queue served first next turn */
 };
 
+/* One line a second of a kind, and how many were not printed since. */
+struct dpu_gate {
+	uint64_t last;          /* TSC of the last line printed */
+	unsigned int quiet;
+};
+
 struct dpu_ctx {
 	const struct perf_opts *o;
 	int16_t dev_id;
@@ -101,8 +107,10 @@ struct dpu_ctx {
 	struct dpu_conn *conns[DPU_MAX_CONNS];
 	unsigned int nb_slots;  /* conns[] used below this index */
 	unsigned int served;
-	uint64_t last_event;    /* TSC of the last connection event printed */
-	unsigned int quiet;     /* events not printed since */
+	/* Connection events printed: one a second (conn-rate makes
+	 * hundreds), the blame of a host that broke the protocol or a
+	 * connection this process could not keep one a second besides. */
+	struct dpu_gate events, faults;
 	/* What hosts may make this process hold (see dpu_admit()). */
 	uint64_t max_size;      /* largest message: --max-size, within the
 				 * device's buffers */

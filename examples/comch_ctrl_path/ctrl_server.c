@@ -45,6 +45,7 @@ struct server_app {
 	uint32_t served;
 	struct client clients[MAX_CLIENTS];
 	struct sample_sleeper sleeper;   /* --event */
+	struct sample_lines lines;       /* about clients */
 };
 
 static void
@@ -61,8 +62,9 @@ on_connect(struct rte_comch_server *srv, struct rte_comch_conn *conn,
 	if (c != NULL)
 		c->owed_data = malloc(rte_comch_conn_max_msg_size(conn));
 	if (c == NULL || c->owed_data == NULL) {
-		printf("server: too many clients, refusing connection %u\n",
-			rte_comch_conn_id(conn));
+		if (sample_lines_ok(&app->lines))
+			printf("server: too many clients, refusing connection %u\n",
+				rte_comch_conn_id(conn));
 		rte_comch_server_disconnect(srv, conn);
 		return;
 	}
@@ -74,8 +76,9 @@ on_connect(struct rte_comch_server *srv, struct rte_comch_conn *conn,
 	    sample_sleeper_add(&app->sleeper, rte_comch_conn_event(conn)) < 0)
 		printf("server: connection %u: cannot sleep on its event\n",
 			rte_comch_conn_id(conn));
-	printf("server: client connected (connection %u)\n",
-		rte_comch_conn_id(conn));
+	if (sample_lines_ok(&app->lines))
+		printf("server: client connected (connection %u)\n",
+			rte_comch_conn_id(conn));
 }
 
 static void
@@ -91,10 +94,12 @@ on_disconnect(struct rte_comch_server *srv, struct rte_comch_conn *conn,
 	if (app->sleeper.ep >= 0)
 		sample_sleeper_del(&app->sleeper, rte_comch_conn_event(conn));
 	/* err 0: the client closed on purpose; otherwise it was lost */
-	printf("server: client of connection %u %s%s%s: received %" PRIu64
-		" messages, sent %" PRIu64 "\n", rte_comch_conn_id(conn),
-		err == 0 ? "closed" : "lost (", err == 0 ? "" : rte_strerror(-err),
-		err == 0 ? "" : ")", st.msgs_recv, st.msgs_sent);
+	if (sample_lines_ok(&app->lines))
+		printf("server: client of connection %u %s%s%s: received %" PRIu64
+			" messages, sent %" PRIu64 "\n",
+			rte_comch_conn_id(conn), err == 0 ? "closed" : "lost (",
+			err == 0 ? "" : rte_strerror(-err), err == 0 ? "" : ")",
+			st.msgs_recv, st.msgs_sent);
 	rte_comch_server_disconnect(srv, conn);
 	free(c->owed_data);
 	memset(c, 0, sizeof(*c));
@@ -126,9 +131,10 @@ serve(struct server_app *app, struct client *c)
 	out = msg.data;
 	len = msg.len;
 	if (c->seen++ == 0) {
-		printf("server: received from client: \"%s\"\n",
-			sample_printable(shown, sizeof(shown), msg.data,
-				msg.len));
+		if (sample_lines_ok(&app->lines))
+			printf("server: received from client: \"%s\"\n",
+				sample_printable(shown, sizeof(shown),
+					msg.data, msg.len));
 		out = app->reply;
 		len = (uint32_t)strlen(app->reply);
 	}
@@ -142,7 +148,7 @@ serve(struct server_app *app, struct client *c)
 		/* the client left: its loss is reported by the poll */
 		return true;
 	}
-	if (c->seen == 1)
+	if (c->seen == 1 && sample_lines_ok(&app->lines))
 		printf("server: %s reply: \"%s\"\n", c->owed ? "queued" : "sent",
 			app->reply);
 	return true;

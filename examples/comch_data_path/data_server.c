@@ -14,6 +14,7 @@
 #include "data_common.h"
 
 static struct rte_comch_conn *client_conn;
+static struct sample_lines lines;   /* about other connections */
 
 /* One client is served; a second connection is closed at once (its host
  * is told), whatever it would have done. */
@@ -24,8 +25,9 @@ on_connect(struct rte_comch_server *srv, struct rte_comch_conn *conn,
 	struct data_peer *peer = arg;
 
 	if (client_conn != NULL) {
-		printf("server: serving one client; closing connection %u\n",
-			rte_comch_conn_id(conn));
+		if (sample_lines_ok(&lines))
+			printf("server: serving one client; closing connection %u\n",
+				rte_comch_conn_id(conn));
 		rte_comch_server_disconnect(srv, conn);
 		return;
 	}

@@ -230,6 +230,39 @@ sample_printable(char *out, size_t size, const void *text, uint32_t len)
 	return out;
 }
 
+/*
+ * Lines about clients, a burst a second at most: hosts that connect and
+ * leave thousands of times a second must not flood the output. When lines
+ * were held back, the next one allowed is preceded by their count.
+ */
+#define SAMPLE_LINES_PER_S 16
+
+struct sample_lines {
+	uint64_t window_end;    /* TSC */
+	unsigned int in_window;
+	unsigned int held;
+};
+
+static inline bool
+sample_lines_ok(struct sample_lines *l)
+{
+	uint64_t now = rte_get_timer_cycles();
+
+	if (now >= l->window_end) {
+		l->window_end = now + rte_get_timer_hz();
+		l->in_window = 0;
+	}
+	if (l->in_window >= SAMPLE_LINES_PER_S) {
+		l->held++;
+		return false;
+	}
+	l->in_window++;
+	if (l->held != 0)
+		printf("(%u lines about clients not shown)\n", l->held);
+	l->held = 0;
+	return true;
+}
+
 static inline uint64_t
 sample_deadline(double seconds)
 {
