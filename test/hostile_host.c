@@ -47,6 +47,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -62,6 +65,7 @@
 #define MAX_LCONS 256      /* our consumers */
 #define ANSWER_WAIT_S 60   /* generous (a loaded machine): the DPU's answer
                             * (ACCEPT/REJECT or EOF, room in its ring) */
+#define ARM_GUARD_S 150   /* set-up of an attack, within the script's ARM_GUARD */
 #define CLOSE_WAIT_S 60    /* generous (a loaded machine): a violation punished */
 
 /* ------------------------------------------------------------ options */
@@ -2710,6 +2714,210 @@ mode_log_flood(void)
 	return 0;
 }
 
+/* ---- violate-cycle: a full handshake, one message the protocol forbids
+ * after it (a second HELLO), wait for the DPU to close, again, for
+ * opt.hold seconds (--then bye: a clean BYE instead, no violation). Each
+ * connection is within the function's quota (one at a time); what each
+ * costs the DPU (its log lines above all) is not bounded by one. ---- */
+
+static int
+mode_violate_cycle(void)
+{
+	unsigned long n = 0, closed = 0, refused = 0;
+	struct shm_msg m;
+	struct hc h;
+	double end;
+	int r;
+
+	say("armed");
+	end = now_s() + opt.hold;
+	while (!quit && now_s() < end) {
+		r = hc_open(&h, 16);
+		if (r != SHM_MSG_ACCEPT) {
+			refused++;
+			hc_close(&h);
+			pause_us(1000);
+			continue;
+		}
+		if (strcmp(opt.then, "bye") == 0)
+			msg_init(&m, SHM_MSG_BYE);    /* a clean close */
+		else
+			hello_fill(&m, opt.name, 16, h.rx.mailbox_size);
+		send_fds(h.sock, &m, sizeof(m), NULL, 0);
+		if (wait_eof(h.sock, 5))
+			closed++;
+		hc_close(&h);
+		n++;
+	}
+	say("violate-cycle: %lu connections (%s), %lu closed by the DPU, %lu handshakes refused",
+		n, strcmp(opt.then, "bye") == 0 ? "clean BYE" :
+		"broken on purpose", closed, refused);
+	return 0;
+}
+
+/* ---- unread-accept: connections whose ACCEPT (it carries the DPU's
+ * mailbox fd) we never read: we answer BYE at once, the DPU closes its
+ * end and gives the connection's quota back, and we keep our end open,
+ * the ACCEPT and its fd still queued on it. The kernel counts an fd in an
+ * unread message against the sender's user (RLIMIT_NOFILE, unless it has
+ * CAP_SYS_RESOURCE or CAP_SYS_ADMIN); the DPU's per-connection bound on
+ * unread fds (SIOCOUTQ) ends with the connection. --rounds such
+ * connections (one at a time: within max_conns), then armed, then hold.
+ * ---- */
+
+static int
+mode_unread_accept(void)
+{
+	unsigned int kept = 0, refused = 0, in_row = 0, i;
+	int *socks = calloc(opt.rounds, sizeof(int));
+	struct shm_msg m;
+	double end;
+
+	if (socks == NULL)
+		return EXIT_SETUP;
+	end = now_s() + ARM_GUARD_S;
+	/* 300 refusals in a row: the DPU refuses everyone now */
+	while (kept < opt.rounds && !quit && now_s() < end && in_row < 300) {
+		struct pollfd pf;
+		uint64_t size;
+		int s, mb;
+
+		s = link_connect(opt.func);
+		if (s < 0) {
+			pause_us(1000);
+			continue;
+		}
+		size = 0;
+		{
+			struct shm_ring_geom g;
+
+			geom_init(&g, 16, SHM_MAX_MSG_SIZE);
+			size = g.mailbox_size;
+		}
+		mb = memfd_sized(size, SEALS);
+		hello_fill(&m, opt.name, 16, size);
+		if (mb < 0 || send_fds(s, &m, sizeof(m), &mb, 1) < 0) {
+			if (mb >= 0)
+				close(mb);
+			close(s);
+			continue;
+		}
+		close(mb);
+		pf.fd = s;
+		pf.events = POLLIN;
+		if (poll(&pf, 1, ANSWER_WAIT_S * 1000) != 1) {
+			close(s);
+			continue;
+		}
+		/* a look at the type only: the fds stay queued */
+		if (recv(s, &m, sizeof(m), MSG_PEEK | MSG_DONTWAIT) !=
+		    (ssize_t)sizeof(m) || m.type != SHM_MSG_ACCEPT) {
+			close(s);
+			refused++;
+			in_row++;
+			pause_us(2000);
+			continue;
+		}
+		in_row = 0;
+		msg_init(&m, SHM_MSG_BYE);
+		send_fds(s, &m, sizeof(m), NULL, 0);
+		socks[kept++] = s;
+	}
+	say("unread-accept: %u connections closed with their ACCEPT unread and kept, %u refused",
+		kept, refused);
+	say("armed");
+	hold(NULL, NULL);
+	for (i = 0; i < kept; i++)
+		close(socks[i]);
+	free(socks);
+	return 0;
+}
+
+/* ---- extra-fd-linger: a first message (before HELLO) with five fds: four
+ * memfds, then a TCP socket lingering for an hour with data its other end
+ * (ours, never read) does not take. The DPU receives four fds per message;
+ * the kernel closes the fifth in the receiving thread (EAL's interrupt
+ * thread, which serves the handshakes of every function), and that close
+ * is the last one: it waits for the linger time. ---- */
+
+static volatile int linger_fd = -1;
+static volatile bool linger_closed;
+
+static void *
+linger_close_thread(void *arg __rte_unused)
+{
+	close(linger_fd);
+	linger_closed = true;
+	return NULL;
+}
+
+static int
+mode_extra_fd_linger(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+	struct linger lg = { .l_onoff = 1, .l_linger = 3600 };
+	int lst, c, a = -1, s, fds[5], i, one = 1;
+	unsigned int attempt;
+	char buf[65536];
+	struct shm_msg m;
+	pthread_t t;
+	double end;
+
+	lst = socket(AF_INET, SOCK_STREAM, 0);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (lst < 0 || bind(lst, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    getsockname(lst, (struct sockaddr *)&sa, &sl) < 0 ||
+	    listen(lst, 8) < 0)
+		return EXIT_SETUP;
+	memset(buf, 'x', sizeof(buf));
+	for (attempt = 0; attempt < 5 && !quit; attempt++) {
+		c = socket(AF_INET, SOCK_STREAM, 0);
+		if (c < 0 || connect(c, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+			return EXIT_SETUP;
+		a = accept(lst, NULL, NULL);   /* never read */
+		fcntl(c, F_SETFL, O_NONBLOCK);
+		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		while (send(c, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+			;
+		setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		for (i = 0; i < 4; i++)
+			fds[i] = memfd_sized(4096, SEALS);
+		fds[4] = c;
+		s = link_connect(opt.func);
+		if (s < 0)
+			return EXIT_SETUP;
+		hello_fill(&m, opt.name, 16, 4096);
+		send_fds(s, &m, sizeof(m), fds, 5);
+		for (i = 0; i < 4; i++)
+			close(fds[i]);
+		/* our copy closed at once (a thread: should the DPU have
+		 * taken it first, ours would be the close that waits) */
+		linger_fd = c;
+		linger_closed = false;
+		pthread_create(&t, NULL, linger_close_thread, NULL);
+		end = now_s() + 1;
+		while (!linger_closed && now_s() < end)
+			pause_us(1000);
+		if (linger_closed) {
+			pthread_join(t, NULL);
+			say("extra-fd-linger: a lingering TCP socket sent as the fifth fd of a first message (attempt %u), our copy closed",
+				attempt + 1);
+			say("armed");
+			hold(NULL, NULL);
+			close(s);
+			close(a);
+			close(lst);
+			return 0;
+		}
+		/* the DPU closed its copy first: ours waits; try again */
+		pthread_detach(t);
+		close(a);      /* a reset: that close ends */
+		close(s);
+	}
+	return EXIT_SETUP;
+}
+
 /* ---- data-peer: a correct client of the data sample, written from its
  * guide, that posts its buffer only on SIGUSR1 (a slow host). Exit 0 when
  * the exchange completed with the expected text, 1 otherwise. ---- */
@@ -2974,7 +3182,8 @@ usage(void)
 		"         log-inject churn sigpipe never-read never-post claim-hold\n"
 		"         rewrite fp-garbage announce-flood unread-churn consumer-churn\n"
 		"         conn-hog fd-exhaust amplify log-flood data-peer fd-leak\n"
-		"         perf-hog begin big-copy connect-flood refused-stream\n");
+		"         perf-hog begin big-copy connect-flood refused-stream\n"
+		"         violate-cycle unread-accept extra-fd-linger\n");
 }
 
 int
@@ -3035,6 +3244,9 @@ main(int argc, char **argv)
 		{ "fd-leak", mode_fd_leak },
 		{ "perf-hog", mode_perf_hog },
 		{ "begin", mode_begin },
+		{ "violate-cycle", mode_violate_cycle },
+		{ "unread-accept", mode_unread_accept },
+		{ "extra-fd-linger", mode_extra_fd_linger },
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct rlimit rl;

@@ -86,6 +86,23 @@ scenario that fails again says which):
                             a host of another function was never served
                             (its HELLO unread; CI's perf/silent-other-
                             function stalled the same way)
+  */extra-fd-linger-other-function  a host of any function whose first
+                            message carried five fds, the fifth a TCP
+                            socket lingering for an hour: the kernel closed
+                            it in EAL's interrupt thread (a receive takes
+                            four), which waited the hour (an attacker
+                            session's finding)
+  */unread-accept-no-caps   connections closed one after the other with
+                            their ACCEPT unread, the host's end kept: the
+                            ACCEPTs' fds stayed in flight, charged to the
+                            DPU's ulimit -n, after the quota was given
+                            back; past 1,024 no host of any function got
+                            an ACCEPT (the same session)
+  */violate-cycle-log       thousands of connections a second, each broken
+                            on purpose: two unlimited DPU lines each (the
+                            driver's blame, the program's); the ctrl
+                            sample's own lines for clean closes too (the
+                            same session)
   perf/log-flood            one DPU line per perf message of an unknown
                             type (or a BEGIN while one is pending), not
                             rate-limited: millions of lines in seconds
@@ -838,6 +855,56 @@ def scenarios():
                       "empty-packet-with-fd", "--rounds", "200"],
                      attacker_runs_out=True,
                      why="a 0-byte packet's fds are never closed"),
+            # connections broken on purpose one after the other, each
+            # within the function's quota: the DPU's lines about each
+            # (the driver's blame, the program's own) must stay bounded
+            # as the refusals' are (32 a second per function)
+            Scenario(f"{p}/violate-cycle-log", p,
+                     ["violate-cycle", "--hold", "10"],
+                     attacker_runs_out=True, max_dpu_lines=5000,
+                     why="one or more DPU log lines per connection a host "
+                         "breaks on purpose, not rate-limited"),
+            # the same with a clean BYE (no violation at all): the ctrl
+            # sample prints two lines per connection, unlimited (the
+            # perf DPU rate-limits its connection events)
+            Scenario(f"{p}/close-cycle-log", p,
+                     ["violate-cycle", "--then", "bye", "--hold", "10"],
+                     attacker_runs_out=True, max_dpu_lines=5000,
+                     why="DPU log lines per connection a host opens and "
+                         "closes, not rate-limited"),
+            # connections closed (BYE) with their ACCEPT never read, the
+            # host's end kept open: the ACCEPT's fd stays in flight,
+            # counted against the DPU user's ulimit -n. The connection
+            # keeps its place in max_conns (16, the honest client's
+            # included) until its host reads or hangs up: the attacker
+            # gets 15 such, then is refused; the honest client, there
+            # first, is served; once the attacker left, the DPU's fds
+            # come back and a later client is served
+            Scenario(f"{p}/unread-accept-no-caps", p,
+                     ["unread-accept", "--rounds", "1100", "--hold", "2"],
+                     nofile=1024, no_caps=True, order="honest-first",
+                     recovery=True,
+                     honest_variant=1000000 if p == "ctrl" else "ctrl-lat",
+                     honest_count=1000000,
+                     expect_attacker=[r"unread-accept: ([0-9]|1[0-5]) "
+                                      r"connections closed with their "
+                                      r"ACCEPT unread"],
+                     why="the fd of each ACCEPT a host never read stays in "
+                         "flight after the connection closed, counted "
+                         "against the DPU's ulimit -n: past it no ACCEPT "
+                         "can go out, for any host of any function"),
+            # a host of another function, before its HELLO: five fds, the
+            # fifth a TCP socket lingering for an hour: the kernel closes
+            # it in the interrupt thread (the receive takes four), and
+            # that close waits (the trust model's "What a host of the same
+            # function can still do" names it; it is another function's)
+            Scenario(f"{p}/extra-fd-linger-other-function", p,
+                     ["extra-fd-linger", "--hold", "600", "--func",
+                      "pf0vf1"],
+                     devargs=",functions=[pf0,pf0vf1]",
+                     why="a fifth fd of a message, closed by the kernel in "
+                         "EAL's interrupt thread, lingers: no host of any "
+                         "function is served"),
             Scenario(f"{p}/fd-exhaust", p,
                      ["fd-exhaust", "--conns", "40", "--hold", "2",
                       "--rounds", "200"],

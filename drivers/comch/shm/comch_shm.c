@@ -517,8 +517,10 @@ shm_dev_setup(struct rte_comch_dev *cdev, struct rte_vdev_device *vdev,
 		func->dev = sd;
 		rte_spinlock_init(&func->lock);
 		rte_spinlock_init(&func->refusals.lock);
+		rte_spinlock_init(&func->blame.lock);
 		TAILQ_INIT(&func->servers);
 		TAILQ_INIT(&func->pending);
+		TAILQ_INIT(&func->parked);
 	}
 	cdev->device = &vdev->device;
 	cdev->process_private = sd;

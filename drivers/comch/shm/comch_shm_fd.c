@@ -120,13 +120,14 @@ shm_out_of_fds(void)
  * user's processes (doc/guides/trust_model.md).
  *
  * What is not received cannot be disarmed: a receive takes at most
- * SHM_MSG_FDS_MAX fds and the kernel drops the rest of a message's fds,
- * in the receiving thread, where such a close would wait. Room for more
- * would let one message take that many of this process's fds at once,
- * past the SHM_FD_HEADROOM kept for EAL's interrupt thread (which panics
- * without one); a process out of fds is the worse failure. So a peer
- * that sends more than four fds in one message, one of them lingering,
- * still stalls the receiving thread (the trust model says so).
+ * SHM_MSG_FDS_MAX fds and the kernel would drop the rest of a message's
+ * fds in the receiving thread, where such a close would wait. So a
+ * message is received only once a peek saw all its fds fit
+ * (shm_record_overfull()); one with more is malformed and left queued,
+ * and a link socket is closed only once what is queued on it with fds
+ * was taken apart as above (shm_sock_take_apart(), from
+ * shm_sock_close()); what the budget or the fds could not take apart,
+ * the reaper closes.
  */
 /* Levels of sockets within sockets taken apart, and the records, fds and
  * pending connections taken out per message the peer sent (the CPU a
@@ -529,6 +530,89 @@ shm_recv_record(int sock, struct msghdr *mh)
 }
 
 /*
+ * Whether the next record queued on @p sock carries more fds than a
+ * message may (SHM_MSG_FDS_MAX), or than this process can take now. A
+ * receive would have the kernel drop those it could not install, in this
+ * thread, where such a last close can wait for as long as the peer likes
+ * (above). A peek installs copies of those that fit, closed here at once
+ * (the record still holds its own: no close of ours is the last), and
+ * says MSG_CTRUNC for the rest. Such a record is left queued: the socket's
+ * close (shm_sock_close()) takes it apart.
+ */
+static bool
+shm_record_overfull(int sock)
+{
+	char cbuf[CMSG_SPACE(SHM_MSG_FDS_MAX * sizeof(int))];
+	char b;
+	struct iovec iov = { .iov_base = &b, .iov_len = 1 };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cmsg;
+	size_t len, k;
+	ssize_t n;
+	int f;
+
+	do {
+		n = recvmsg(sock, &mh, MSG_PEEK | MSG_DONTWAIT |
+				MSG_CMSG_CLOEXEC);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return false;
+	for (cmsg = CMSG_FIRSTHDR(&mh); cmsg != NULL;
+	     cmsg = CMSG_NXTHDR(&mh, cmsg)) {
+		if (cmsg->cmsg_level != SOL_SOCKET ||
+		    cmsg->cmsg_type != SCM_RIGHTS ||
+		    cmsg->cmsg_len < CMSG_LEN(0))
+			continue;
+		len = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (k = 0; k < len; k++) {
+			memcpy(&f, CMSG_DATA(cmsg) + k * sizeof(int),
+				sizeof(int));
+			close(f);
+		}
+	}
+	return (mh.msg_flags & MSG_CTRUNC) != 0;
+}
+
+/*
+ * Whether the next record queued on @p sock carries fds: a peek without
+ * control room installs none and says MSG_CTRUNC.
+ */
+bool
+shm_record_has_fds(int sock)
+{
+	char b;
+	struct iovec iov = { .iov_base = &b, .iov_len = 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	do {
+		n = recvmsg(sock, &mh, MSG_PEEK | MSG_DONTWAIT);
+	} while (n < 0 && errno == EINTR);
+	return n >= 0 && (mh.msg_flags & MSG_CTRUNC) != 0;
+}
+
+/*
+ * Take apart what is queued on link socket @p sock, shut down for
+ * reading, as the fds of a message are (shm_fd_disarm()): every fd
+ * received, disarmed, before it is closed. Returns whether nothing is
+ * left that its close would drop: otherwise (the budget, or the fds this
+ * process may hold, ran out) the caller must not close it itself.
+ */
+bool
+shm_sock_take_apart(int sock)
+{
+	struct shm_disarm d = { .budget = SHM_DISARM_BUDGET };
+
+	shm_disarm_reserve(sock, &d);
+	shm_sock_drain(sock, 0, &d);
+	__atomic_fetch_sub(&shm_fds_reserved, d.reserved, __ATOMIC_RELAXED);
+	return shm_sock_empty(sock);
+}
+
+/*
  * Receive one protocol message. The result is a private copy whose header
  * is checked; payload fields are checked by the caller for its type, and
  * so is the number of fds. Every fd received is disarmed (above). Returns
@@ -558,6 +642,8 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 	ssize_t n;
 
 	*nfds_out = 0;
+	if (shm_record_overfull(sock))
+		return shm_out_of_fds() ? -EMFILE : -EPROTO;
 	n = shm_recv_record(sock, &mh);
 	if (n < 0)
 		return (errno == EAGAIN || errno == EWOULDBLOCK) ?

@@ -270,8 +270,11 @@ shm_send_reject(int sock, int err, const char *fmt, ...)
  * buffer of short records holds (about 300 at the default size). */
 #define SHM_DRAIN_RECORDS_MAX 1024
 
-void
-shm_sock_close(int sock, bool shut)
+/* Take out what the peer left on link socket @p sock before it is closed
+ * (see inside). Returns whether the caller may close it now: false when
+ * it went to the reaper. */
+bool
+shm_sock_drain_peer(int sock, bool shut)
 {
 	char b[sizeof(struct shm_msg)];
 	unsigned int n;
@@ -281,22 +284,46 @@ shm_sock_close(int sock, bool shut)
 	 * has not read yet, such as our REJECT: drain first. Shut down for
 	 * reading first (@p shut), the peer can add nothing meanwhile; not
 	 * so for a client refused as it connects: it may not have sent its
-	 * HELLO yet, and that send would fail before it read why. The
-	 * drain takes no fds: installing them, if only for a moment, in a
-	 * process that closes connections because it is short of fds would
-	 * take the last ones EAL's interrupt thread needs (it panics
-	 * without one). The kernel drops them here instead, so fds the
-	 * peer left queued on its link socket can make this close wait
-	 * (the trust model says so). A peer that keeps sending to a socket
-	 * not shut down could keep this drain going for ever: it stops
-	 * after what a socket buffer holds, and the peer, which did not
-	 * stop to read why it was refused, gets a reset instead. */
+	 * HELLO yet, and that send would fail before it read why.
+	 * Records without fds are read and dropped. fds would be dropped
+	 * by the kernel in this thread, and the last close of a peer's
+	 * socket can wait for as long as the peer likes: from the first
+	 * record that carries some (or once a peer that keeps sending to a
+	 * socket not shut down has had a socket buffer's worth read), the
+	 * socket is shut down and what is queued taken apart as the fds of
+	 * a message are (shm_sock_take_apart(): each received and disarmed,
+	 * within what this process may hold past the fds EAL's interrupt
+	 * thread needs); what could not be goes to the reaper, socket and
+	 * all. */
 	if (shut)
 		(void)shutdown(sock, SHUT_RD);
-	for (n = 0; n < SHM_DRAIN_RECORDS_MAX; n++)
-		if (recv(sock, b, sizeof(b), MSG_DONTWAIT) <= 0)
+	for (n = 0; n < SHM_DRAIN_RECORDS_MAX; n++) {
+		if (shm_record_has_fds(sock))
 			break;
-	close(sock);
+		if (recv(sock, b, sizeof(b), MSG_DONTWAIT) <= 0)
+			return true;
+	}
+	(void)shutdown(sock, SHUT_RD);
+	if (shm_sock_take_apart(sock))
+		return true;
+	shm_fd_reap(sock);
+	return false;
+}
+
+/* Whether the peer has not read all we sent on @p sock. */
+bool
+shm_sock_unread_out(int sock)
+{
+	int unread;
+
+	return ioctl(sock, SIOCOUTQ, &unread) == 0 && unread > 0;
+}
+
+void
+shm_sock_close(int sock, bool shut)
+{
+	if (shm_sock_drain_peer(sock, shut))
+		close(sock);
 }
 
 /* ------------------------------------------------------ log lines */
@@ -327,6 +354,19 @@ shm_ratelimit_ok(struct shm_ratelimit *rl, const char *what)
 	return ok;
 }
 
+/* Whether a line about what the peer of @p sc did may be logged: per host
+ * function on the DPU (a host that breaks one connection after another
+ * would otherwise write two lines each, thousands a second); the DPU's
+ * own lines on the host side. */
+bool
+shm_conn_log_ok(const struct shm_conn *sc)
+{
+	static struct shm_ratelimit from_dpu;
+
+	return shm_ratelimit_ok(sc->server != NULL ? &sc->server->func->blame :
+			&from_dpu, "connections closed for what their peer did");
+}
+
 void
 shm_sanitize(char *s, size_t size)
 {
@@ -349,16 +389,19 @@ shm_conn_refuse(struct shm_conn *sc, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	SHM_LOG(ERR, "%s: connection %u: malformed or unexpected message from the peer: %s; closing it",
-		shm_dev_name(sc->conn), sc->conn->id, why);
+	if (shm_conn_log_ok(sc))
+		SHM_LOG(ERR, "%s: connection %u: malformed or unexpected message from the peer: %s; closing it",
+			shm_dev_name(sc->conn), sc->conn->id, why);
 	shm_conn_break(sc, SHM_BROKEN_LOGGED);
 }
 
 void
 shm_conn_fail_local(struct shm_conn *sc, int err, const char *what)
 {
-	SHM_LOG(ERR, "%s: connection %u: this process %s (%s): it cannot follow the peer; closing the connection",
-		shm_dev_name(sc->conn), sc->conn->id, what, strerror(-err));
+	if (shm_conn_log_ok(sc))
+		SHM_LOG(ERR, "%s: connection %u: this process %s (%s): it cannot follow the peer; closing the connection",
+			shm_dev_name(sc->conn), sc->conn->id, what,
+			strerror(-err));
 	__atomic_store_n(&sc->broken_why, SHM_BROKEN_LOGGED, __ATOMIC_RELAXED);
 	__atomic_store_n(&sc->broken, err, __ATOMIC_RELAXED);
 }

@@ -42,6 +42,74 @@ shm_pending_free(struct shm_pending *p)
 	free(p);
 }
 
+/*
+ * The socket of a closed connection whose host has not read all the DPU
+ * sent on it (the host keeps its end open): what it holds unread stays in
+ * the kernel, fds included (the mailbox in ACCEPT, consumer
+ * announcements), charged to this process's user (past its ulimit -n,
+ * unless it has CAP_SYS_RESOURCE, no fd can be sent to any host) and
+ * pinning their memory. So the connection's place in its function's
+ * quota (max_conns) is not given back while it does: the socket, shut
+ * down for reading and drained, is kept here. Returns false if it could
+ * not be (no memory): the caller closes it and gives the place back.
+ */
+bool
+shm_function_park(struct shm_function *func, int sock)
+{
+	struct shm_parked *k = malloc(sizeof(*k));
+
+	if (k == NULL)
+		return false;
+	k->sock = sock;
+	rte_spinlock_lock(&func->lock);
+	TAILQ_INSERT_TAIL(&func->parked, k, next);
+	__atomic_fetch_add(&func->nb_parked, 1, __ATOMIC_RELAXED);
+	rte_spinlock_unlock(&func->lock);
+	return true;
+}
+
+/* Close the parked sockets whose host has read all we sent or closed its
+ * end (@p all: every one), giving their places back: when a client finds
+ * the quota full, and every SHM_PARKED_CHECK_MS from a server's poll
+ * (shm_function_parked_tick()), so that a host that read all sees the
+ * end of its socket soon. Returns how many. */
+unsigned int
+shm_function_unpark(struct shm_function *func, bool all)
+{
+	struct shm_parked *k, *tmp;
+	unsigned int n = 0;
+
+	rte_spinlock_lock(&func->lock);
+	RTE_TAILQ_FOREACH_SAFE(k, &func->parked, next, tmp) {
+		if (!all && shm_sock_unread_out(k->sock))
+			continue;
+		TAILQ_REMOVE(&func->parked, k, next);
+		close(k->sock);
+		free(k);
+		n++;
+	}
+	__atomic_fetch_sub(&func->nb_parked, n, __ATOMIC_RELAXED);
+	rte_spinlock_unlock(&func->lock);
+	__atomic_fetch_sub(&func->nb_conns, n, __ATOMIC_RELAXED);
+	return n;
+}
+
+/* A server's poll, at its socket checks: the parked sockets of its
+ * function, every SHM_PARKED_CHECK_MS (by whichever server comes first). */
+void
+shm_function_parked_tick(struct shm_function *func, uint64_t now)
+{
+	uint64_t next = __atomic_load_n(&func->parked_check, __ATOMIC_RELAXED);
+
+	if (__atomic_load_n(&func->nb_parked, __ATOMIC_RELAXED) == 0 ||
+	    now < next ||
+	    !__atomic_compare_exchange_n(&func->parked_check, &next,
+			now + rte_get_tsc_hz() / 1000 * SHM_PARKED_CHECK_MS,
+			false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return;
+	shm_function_unpark(func, false);
+}
+
 static struct shm_server *
 shm_function_find_server(struct shm_function *func, const char *name)
 {
@@ -559,6 +627,7 @@ shm_function_close(struct shm_function *func)
 	if (func->spare_fd >= 0)
 		close(func->spare_fd);
 	func->spare_fd = -1;
+	shm_function_unpark(func, true);
 	/* The listener is gone, so no new pending socket appears; with
 	 * closing set, hello callbacks leave the list alone. Unregistering
 	 * waits for a running one to return. */

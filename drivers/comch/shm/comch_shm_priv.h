@@ -160,6 +160,13 @@ struct shm_pending {
 };
 TAILQ_HEAD(shm_pending_list, shm_pending);
 
+/** The socket of a closed connection, kept while its host holds unread
+ * what the DPU sent on it (shm_function_park()). */
+struct shm_parked {
+	TAILQ_ENTRY(shm_parked) next;
+	int sock;
+};
+
 /** One host function of a device: on the DPU, one it serves (listening,
  * in the process that owns the link); on the host, the one it is. */
 struct shm_function {
@@ -183,6 +190,13 @@ struct shm_function {
 				       *   the process is out of fds. */
 	bool listen_paused;           /**< Out of fds: not listening now. */
 	struct shm_ratelimit refusals; /**< Refusal log lines. */
+	struct shm_ratelimit blame;   /**< Lines blaming a connected host. */
+	/* Sockets of closed connections whose host has not read all we
+	 * sent (under lock): still counted in nb_conns, see
+	 * shm_function_park(). */
+	TAILQ_HEAD(, shm_parked) parked;
+	uint32_t nb_parked;           /**< Atomic: on parked. */
+	uint64_t parked_check;        /**< Atomic: TSC of the next look. */
 	bool closing;                 /**< Under lock: device closing. */
 };
 
@@ -243,6 +257,11 @@ void shm_conn_orphan(struct rte_comch_dev *cdev, struct rte_comch_conn *conn);
 
 int shm_function_listen(struct shm_function *func);
 void shm_function_close(struct shm_function *func);
+bool shm_function_park(struct shm_function *func, int sock);
+unsigned int shm_function_unpark(struct shm_function *func, bool all);
+/* How often a server's poll looks at its function's parked sockets. */
+#define SHM_PARKED_CHECK_MS 10
+void shm_function_parked_tick(struct shm_function *func, uint64_t now);
 void shm_pending_free(struct shm_pending *p);
 /* Refuse a client on @p func: REJECT(@p err, reason), the reason logged at
  * @p level (rate-limited per function from NOTICE up). */
@@ -302,6 +321,10 @@ void shm_send_reject(int sock, int err, const char *fmt, ...)
 	__rte_format_printf(3, 4);
 /* Close a link socket without resetting the peer (drains it first). */
 void shm_sock_close(int sock, bool shut);
+bool shm_sock_drain_peer(int sock, bool shut);
+bool shm_sock_unread_out(int sock);
+bool shm_record_has_fds(int sock);
+bool shm_sock_take_apart(int sock);
 /* Queue @p msg (with duplicates of @p fds) for the peer on the link
  * socket, after what is queued already; sent now if nothing waits and the
  * socket has room. 0, -ECONNRESET (the connection is down or the peer
@@ -331,6 +354,7 @@ void shm_conn_fail_local(struct shm_conn *sc, int err, const char *what);
 /* Whether one more line may go out now (and, first, say how many were
  * left out in the last window). */
 bool shm_ratelimit_ok(struct shm_ratelimit *rl, const char *what);
+bool shm_conn_log_ok(const struct shm_conn *sc);
 /* Text a peer chose, made printable for a log (in place, NUL forced). */
 void shm_sanitize(char *s, size_t size);
 const char *shm_dev_name(const struct rte_comch_conn *conn);

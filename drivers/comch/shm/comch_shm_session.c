@@ -64,6 +64,7 @@ void
 shm_conn_close(struct rte_comch_dev *cdev, struct rte_comch_conn *conn)
 {
 	struct shm_conn *sc = conn->drv;
+	bool parked = false;
 
 	/* Nothing may look at the connection's memory from now on. */
 	shm_event_conn_close(sc);
@@ -75,9 +76,10 @@ shm_conn_close(struct rte_comch_dev *cdev, struct rte_comch_conn *conn)
 	 * peer is blamed all the same, and gets no BYE. */
 	if (sc->broken == -EPROTO && !sc->lost_reported &&
 	    sc->broken_why != SHM_BROKEN_LOGGED) {
-		SHM_LOG(ERR, "%s: connection %u: the peer broke the ring protocol (%s); closing it",
-			shm_dev_name(conn), conn->id,
-			shm_broken_text(sc->broken_why));
+		if (shm_conn_log_ok(sc))
+			SHM_LOG(ERR, "%s: connection %u: the peer broke the ring protocol (%s); closing it",
+				shm_dev_name(conn), conn->id,
+				shm_broken_text(sc->broken_why));
 		sc->lost_reported = true;
 	}
 	shm_conn_flush(sc, true);
@@ -94,10 +96,18 @@ shm_conn_close(struct rte_comch_dev *cdev, struct rte_comch_conn *conn)
 			shm_msg_init(&bye, SHM_MSG_BYE);
 			shm_msg_send(sc->sock, &bye, -1);
 		}
-		shm_sock_close(sc->sock, true);
+		/* DPU side: kept, its place in the quota with it, while the
+		 * host has not read all we sent (shm_function_park()). */
+		if (!shm_sock_drain_peer(sc->sock, true))
+			;	/* the reaper has it */
+		else if (sc->server != NULL && shm_sock_unread_out(sc->sock) &&
+			 shm_function_park(sc->server->func, sc->sock))
+			parked = true;
+		else
+			close(sc->sock);
 		sc->sock = -1;
 	}
-	if (sc->server != NULL)
+	if (sc->server != NULL && !parked)
 		__atomic_fetch_sub(&sc->server->func->nb_conns, 1,
 				__ATOMIC_RELAXED);
 	/* No producer or consumer is left (the library checked). */
@@ -154,7 +164,8 @@ shm_conn_report(struct shm_conn *sc, int err, bool clean)
 		epoll_ctl(sc->server->epfd, EPOLL_CTL_DEL, sc->sock, NULL);
 	/* What sleeps on it here wakes up to find it lost. */
 	shm_event_conn_down(sc);
-	if (err == -EPROTO && sc->broken_why != SHM_BROKEN_LOGGED)
+	if (err == -EPROTO && sc->broken_why != SHM_BROKEN_LOGGED &&
+	    shm_conn_log_ok(sc))
 		SHM_LOG(ERR, "%s: connection %u: the peer broke the ring protocol (%s); closing it",
 			shm_dev_name(sc->conn), sc->conn->id,
 			shm_broken_text(sc->broken_why));
@@ -387,7 +398,7 @@ shm_server_accept(struct rte_comch_dev *cdev, struct shm_server *ss,
 	/* The function's quota first (a server's own max_clients defaults
 	 * to it): taken now, given back at close. */
 	if (__atomic_add_fetch(&func->nb_conns, 1, __ATOMIC_RELAXED) >
-	    q->max_conns) {
+	    q->max_conns && shm_function_unpark(func, false) == 0) {
 		__atomic_fetch_sub(&func->nb_conns, 1, __ATOMIC_RELAXED);
 		shm_function_refuse(func, p->sock, RTE_LOG_NOTICE, EBUSY,
 			"function %s has %u connections, the DPU's limit (max_conns)",
@@ -532,6 +543,7 @@ shm_server_poll(struct rte_comch_dev *cdev, struct rte_comch_server *srv)
 	k = epoll_wait(ss->epfd, evs, RTE_DIM(evs), 0);
 	for (i = 0; i < k; i++)
 		n += shm_conn_sock_event(evs[i].data.ptr);
+	shm_function_parked_tick(ss->func, now);
 	TAILQ_FOREACH(conn, &srv->conns, next) {
 		struct shm_conn *sc = conn->drv;
 
