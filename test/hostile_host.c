@@ -2838,7 +2838,8 @@ mode_unread_accept(void)
  * (ours, never read) does not take. The DPU receives four fds per message;
  * the kernel closes the fifth in the receiving thread (EAL's interrupt
  * thread, which serves the handshakes of every function), and that close
- * is the last one: it waits for the linger time. ---- */
+ * is the last one: it waits for the linger time. --variant empty-first:
+ * an empty record goes first. ---- */
 
 static volatile int linger_fd = -1;
 static volatile bool linger_closed;
@@ -2888,6 +2889,10 @@ mode_extra_fd_linger(void)
 		if (s < 0)
 			return EXIT_SETUP;
 		hello_fill(&m, opt.name, 16, 4096);
+		/* --variant empty-first: an empty record before it (the
+		 * DPU's look at the first record then sees no fds) */
+		if (opt.variant != NULL && strcmp(opt.variant, "empty-first") == 0)
+			(void)!send(s, "", 0, MSG_NOSIGNAL);
 		send_fds(s, &m, sizeof(m), fds, 5);
 		for (i = 0; i < 4; i++)
 			close(fds[i]);

@@ -905,6 +905,15 @@ def scenarios():
                      why="a fifth fd of a message, closed by the kernel in "
                          "EAL's interrupt thread, lingers: no host of any "
                          "function is served"),
+            # the same behind an empty record: the first look at the
+            # queue sees a record without fds (a reviewer's finding)
+            Scenario(f"{p}/extra-fd-linger-empty-first", p,
+                     ["extra-fd-linger", "--variant", "empty-first",
+                      "--hold", "600", "--func", "pf0vf1"],
+                     devargs=",functions=[pf0,pf0vf1]",
+                     why="a fifth fd behind an empty record, closed by "
+                         "the kernel in EAL's interrupt thread, lingers: "
+                         "no host of any function is served"),
             Scenario(f"{p}/fd-exhaust", p,
                      ["fd-exhaust", "--conns", "40", "--hold", "2",
                       "--rounds", "200"],

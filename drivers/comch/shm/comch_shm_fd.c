@@ -123,7 +123,7 @@ shm_out_of_fds(void)
  * SHM_MSG_FDS_MAX fds and the kernel would drop the rest of a message's
  * fds in the receiving thread, where such a close would wait. So a
  * message is received only once a peek saw all its fds fit
- * (shm_record_overfull()); one with more is malformed and left queued,
+ * (shm_record_peek()); one with more is malformed and left queued,
  * and a link socket is closed only once what is queued on it with fds
  * was taken apart as above (shm_sock_take_apart(), from
  * shm_sock_close()); what the budget or the fds could not take apart,
@@ -367,7 +367,7 @@ shm_sock_queued(int sock)
  * queued: a peek without control room installs no fds (it only says that
  * a record carries some: MSG_CTRUNC), and a record of no bytes ahead of
  * others leaves bytes queued. */
-static bool
+bool
 shm_sock_empty(int sock)
 {
 	char b;
@@ -494,53 +494,21 @@ shm_fd_disarm(int fd, unsigned int depth, struct shm_disarm *d)
 }
 
 /*
- * One record from non-blocking AF_UNIX SOCK_SEQPACKET socket @p sock into
- * @p mh (recvmsg()'s result). Linux looks at the queue, then at the
- * shutdown, with nothing held in between: a receive can report the end
- * of the stream while the peer's last record, queued just before it shut
- * down, is there. Seen under load: a REJECT read as "DPU closed the
- * link". Once the end is seen, all the peer sent before it is queued: a
- * second look is final. An empty record (no peer of ours sends one)
- * reads the same; the second look then returns the record after it, if
- * there is one, or the first result.
+ * A look at the next record queued on @p sock before it is received: a
+ * receive would have the kernel drop the fds it could not install, in
+ * this thread, where the last close of a peer's socket can wait for as
+ * long as the peer likes (above). The peek installs copies of those that
+ * fit, closed here at once (the record still holds its own: no close of
+ * ours is the last), and says MSG_CTRUNC for the rest. Returns 0 (it may
+ * be received: all its fds fit, or it is the end), -E2BIG (more fds than
+ * a message may carry: malformed; left queued, for the socket's close to
+ * take apart), -EMFILE (fewer fit than it carries: this process is out of
+ * fds, as shm_msg_recv() judges it), -EAGAIN (nothing queued) or the
+ * socket's error (which the peek takes: the peer went with our data
+ * unread; reported as such, nothing received).
  */
-static ssize_t
-shm_recv_record(int sock, struct msghdr *mh)
-{
-	size_t room = mh->msg_controllen;
-	ssize_t n;
-	int look;
-
-	for (look = 0; look < 2; look++) {
-		mh->msg_controllen = room;
-		do {
-			n = recvmsg(sock, mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-		} while (n < 0 && errno == EINTR);
-		if (n != 0 || mh->msg_controllen != 0 ||
-		    (mh->msg_flags & MSG_CTRUNC))
-			break;
-	}
-	if (look == 0 || n >= 0)
-		return n;
-	/* nothing at the second look: the first one's end (or empty
-	 * record) stands */
-	mh->msg_controllen = 0;
-	mh->msg_flags = 0;
-	return 0;
-}
-
-/*
- * Whether the next record queued on @p sock carries more fds than a
- * message may (SHM_MSG_FDS_MAX), or than this process can take now. A
- * receive would have the kernel drop those it could not install, in this
- * thread, where such a last close can wait for as long as the peer likes
- * (above). A peek installs copies of those that fit, closed here at once
- * (the record still holds its own: no close of ours is the last), and
- * says MSG_CTRUNC for the rest. Such a record is left queued: the socket's
- * close (shm_sock_close()) takes it apart.
- */
-static bool
-shm_record_overfull(int sock)
+static int
+shm_record_peek(int sock)
 {
 	char cbuf[CMSG_SPACE(SHM_MSG_FDS_MAX * sizeof(int))];
 	char b;
@@ -550,6 +518,8 @@ shm_record_overfull(int sock)
 		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
 	};
 	struct cmsghdr *cmsg;
+	unsigned int got = 0;
+	bool ours = false;
 	size_t len, k;
 	ssize_t n;
 	int f;
@@ -559,7 +529,18 @@ shm_record_overfull(int sock)
 				MSG_CMSG_CLOEXEC);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return false;
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	/* judged while the copies are held, as the receive would be */
+	if (mh.msg_flags & MSG_CTRUNC) {
+		for (cmsg = CMSG_FIRSTHDR(&mh); cmsg != NULL;
+		     cmsg = CMSG_NXTHDR(&mh, cmsg))
+			if (cmsg->cmsg_level == SOL_SOCKET &&
+			    cmsg->cmsg_type == SCM_RIGHTS &&
+			    cmsg->cmsg_len >= CMSG_LEN(0))
+				got += (cmsg->cmsg_len - CMSG_LEN(0)) /
+					sizeof(int);
+		ours = got < SHM_MSG_FDS_MAX || shm_out_of_fds();
+	}
 	for (cmsg = CMSG_FIRSTHDR(&mh); cmsg != NULL;
 	     cmsg = CMSG_NXTHDR(&mh, cmsg)) {
 		if (cmsg->cmsg_level != SOL_SOCKET ||
@@ -573,14 +554,62 @@ shm_record_overfull(int sock)
 			close(f);
 		}
 	}
-	return (mh.msg_flags & MSG_CTRUNC) != 0;
+	if (!(mh.msg_flags & MSG_CTRUNC))
+		return 0;
+	return ours ? -EMFILE : -E2BIG;
 }
 
 /*
- * Whether the next record queued on @p sock carries fds: a peek without
- * control room installs none and says MSG_CTRUNC.
+ * One record from non-blocking AF_UNIX SOCK_SEQPACKET socket @p sock into
+ * @p mh (recvmsg()'s result). Linux looks at the queue, then at the
+ * shutdown, with nothing held in between: a receive can report the end
+ * of the stream while the peer's last record, queued just before it shut
+ * down, is there. Seen under load: a REJECT read as "DPU closed the
+ * link". Once the end is seen, all the peer sent before it is queued: a
+ * second look is final. An empty record (no peer of ours sends one)
+ * reads the same; the second look then returns the record after it, if
+ * there is one, or the first result. Each look first peeks
+ * (shm_record_peek()): a record whose fds do not all fit is not received.
+ * Returns the record's length, or -errno: -EAGAIN (nothing), -E2BIG and
+ * -EMFILE (see shm_record_peek()), another (the socket's error).
  */
-bool
+static ssize_t
+shm_recv_record(int sock, struct msghdr *mh)
+{
+	size_t room = mh->msg_controllen;
+	ssize_t n;
+	int look, ret;
+
+	for (look = 0; look < 2; look++) {
+		ret = shm_record_peek(sock);
+		if (ret < 0) {
+			if (look == 0 || ret == -E2BIG || ret == -EMFILE)
+				return ret;
+			break;	/* nothing at the second look */
+		}
+		mh->msg_controllen = room;
+		do {
+			n = recvmsg(sock, mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		} while (n < 0 && errno == EINTR);
+		if (n < 0)
+			return look == 0 ? -errno : 0;
+		if (n != 0 || mh->msg_controllen != 0 ||
+		    (mh->msg_flags & MSG_CTRUNC))
+			return n;
+	}
+	/* the first look's end (or empty record) stands */
+	mh->msg_controllen = 0;
+	mh->msg_flags = 0;
+	return 0;
+}
+
+/*
+ * Whether the next record queued on @p sock carries fds (a peek without
+ * control room installs none and says MSG_CTRUNC): 1 yes, 0 no (or the
+ * end), -1 nothing queued now, or the socket's error (which the peek
+ * takes).
+ */
+int
 shm_record_has_fds(int sock)
 {
 	char b;
@@ -591,7 +620,9 @@ shm_record_has_fds(int sock)
 	do {
 		n = recvmsg(sock, &mh, MSG_PEEK | MSG_DONTWAIT);
 	} while (n < 0 && errno == EINTR);
-	return n >= 0 && (mh.msg_flags & MSG_CTRUNC) != 0;
+	if (n < 0)
+		return -1;
+	return (mh.msg_flags & MSG_CTRUNC) != 0;
 }
 
 /*
@@ -642,12 +673,13 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 	ssize_t n;
 
 	*nfds_out = 0;
-	if (shm_record_overfull(sock))
-		return shm_out_of_fds() ? -EMFILE : -EPROTO;
 	n = shm_recv_record(sock, &mh);
+	if (n == -E2BIG)
+		return -EPROTO;
+	if (n == -EAGAIN || n == -EMFILE)
+		return (int)n;
 	if (n < 0)
-		return (errno == EAGAIN || errno == EWOULDBLOCK) ?
-			-EAGAIN : -ECONNRESET;
+		return -ECONNRESET;
 
 	for (cmsg = CMSG_FIRSTHDR(&mh); cmsg != NULL;
 	     cmsg = CMSG_NXTHDR(&mh, cmsg)) {

@@ -271,8 +271,8 @@ shm_send_reject(int sock, int err, const char *fmt, ...)
 #define SHM_DRAIN_RECORDS_MAX 1024
 
 /* Take out what the peer left on link socket @p sock before it is closed
- * (see inside). Returns whether the caller may close it now: false when
- * it went to the reaper. */
+ * (see inside). Returns whether the caller may close it: false when only
+ * the reaper may (shm_fd_reap()). */
 bool
 shm_sock_drain_peer(int sock, bool shut)
 {
@@ -282,32 +282,37 @@ shm_sock_drain_peer(int sock, bool shut)
 	/* Closing a UNIX socket with unread data resets the peer
 	 * (ECONNRESET), and a reset is reported before the data the peer
 	 * has not read yet, such as our REJECT: drain first. Shut down for
-	 * reading first (@p shut), the peer can add nothing meanwhile; not
-	 * so for a client refused as it connects: it may not have sent its
-	 * HELLO yet, and that send would fail before it read why.
-	 * Records without fds are read and dropped. fds would be dropped
-	 * by the kernel in this thread, and the last close of a peer's
-	 * socket can wait for as long as the peer likes: from the first
-	 * record that carries some (or once a peer that keeps sending to a
-	 * socket not shut down has had a socket buffer's worth read), the
-	 * socket is shut down and what is queued taken apart as the fds of
-	 * a message are (shm_sock_take_apart(): each received and disarmed,
-	 * within what this process may hold past the fds EAL's interrupt
-	 * thread needs); what could not be goes to the reaper, socket and
-	 * all. */
+	 * reading first (@p shut), the peer can add nothing meanwhile; a
+	 * client refused as it connects only once drained: it may not have
+	 * sent its HELLO yet, and that send would fail before it read why.
+	 * Records without fds are read and dropped, a socket buffer's worth
+	 * at most (a peer could keep sending). fds would be dropped by the
+	 * kernel in this thread, and the last close of a peer's socket can
+	 * wait for as long as the peer likes: whatever is still queued once
+	 * the socket is shut down (a record with fds, one behind a pending
+	 * error or an empty record, one sent after the drain) is taken
+	 * apart as the fds of a message are (shm_sock_take_apart(): each
+	 * received and disarmed, within what this process may hold past
+	 * the fds EAL's interrupt thread needs); what could not be goes to
+	 * the reaper, socket and all. */
 	if (shut)
 		(void)shutdown(sock, SHUT_RD);
 	for (n = 0; n < SHM_DRAIN_RECORDS_MAX; n++) {
-		if (shm_record_has_fds(sock))
+		if (shm_record_has_fds(sock) != 0 ||
+		    recv(sock, b, sizeof(b), MSG_DONTWAIT) <= 0)
 			break;
-		if (recv(sock, b, sizeof(b), MSG_DONTWAIT) <= 0)
-			return true;
 	}
 	(void)shutdown(sock, SHUT_RD);
-	if (shm_sock_take_apart(sock))
-		return true;
-	shm_fd_reap(sock);
-	return false;
+	return shm_sock_empty(sock) || shm_sock_take_apart(sock);
+}
+
+void
+shm_sock_close(int sock, bool shut)
+{
+	if (shm_sock_drain_peer(sock, shut))
+		close(sock);
+	else
+		shm_fd_reap(sock);
 }
 
 /* Whether the peer has not read all we sent on @p sock. */
@@ -319,12 +324,6 @@ shm_sock_unread_out(int sock)
 	return ioctl(sock, SIOCOUTQ, &unread) == 0 && unread > 0;
 }
 
-void
-shm_sock_close(int sock, bool shut)
-{
-	if (shm_sock_drain_peer(sock, shut))
-		close(sock);
-}
 
 /* ------------------------------------------------------ log lines */
 

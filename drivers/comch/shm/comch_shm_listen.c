@@ -50,17 +50,19 @@ shm_pending_free(struct shm_pending *p)
  * unless it has CAP_SYS_RESOURCE, no fd can be sent to any host) and
  * pinning their memory. So the connection's place in its function's
  * quota (max_conns) is not given back while it does: the socket, shut
- * down for reading and drained, is kept here. Returns false if it could
+ * down for reading and drained, is kept here (@p reap: one only the
+ * reaper may close, shm_sock_drain_peer()). Returns false if it could
  * not be (no memory): the caller closes it and gives the place back.
  */
 bool
-shm_function_park(struct shm_function *func, int sock)
+shm_function_park(struct shm_function *func, int sock, bool reap)
 {
 	struct shm_parked *k = malloc(sizeof(*k));
 
 	if (k == NULL)
 		return false;
 	k->sock = sock;
+	k->reap = reap;
 	rte_spinlock_lock(&func->lock);
 	TAILQ_INSERT_TAIL(&func->parked, k, next);
 	__atomic_fetch_add(&func->nb_parked, 1, __ATOMIC_RELAXED);
@@ -72,22 +74,35 @@ shm_function_park(struct shm_function *func, int sock)
  * end (@p all: every one), giving their places back: when a client finds
  * the quota full, and every SHM_PARKED_CHECK_MS from a server's poll
  * (shm_function_parked_tick()), so that a host that read all sees the
- * end of its socket soon. Returns how many. */
+ * end of its socket soon. The list is taken out of the lock to be looked
+ * at (the interrupt thread takes the lock for every HELLO). Returns how
+ * many. */
 unsigned int
 shm_function_unpark(struct shm_function *func, bool all)
 {
-	struct shm_parked *k, *tmp;
+	struct shm_parked_list list = TAILQ_HEAD_INITIALIZER(list);
+	struct shm_parked_list kept = TAILQ_HEAD_INITIALIZER(kept);
+	struct shm_parked *k;
 	unsigned int n = 0;
 
 	rte_spinlock_lock(&func->lock);
-	RTE_TAILQ_FOREACH_SAFE(k, &func->parked, next, tmp) {
-		if (!all && shm_sock_unread_out(k->sock))
+	TAILQ_CONCAT(&list, &func->parked, next);
+	rte_spinlock_unlock(&func->lock);
+	while ((k = TAILQ_FIRST(&list)) != NULL) {
+		TAILQ_REMOVE(&list, k, next);
+		if (!all && shm_sock_unread_out(k->sock)) {
+			TAILQ_INSERT_TAIL(&kept, k, next);
 			continue;
-		TAILQ_REMOVE(&func->parked, k, next);
-		close(k->sock);
+		}
+		if (k->reap)
+			shm_fd_reap(k->sock);
+		else
+			close(k->sock);
 		free(k);
 		n++;
 	}
+	rte_spinlock_lock(&func->lock);
+	TAILQ_CONCAT(&func->parked, &kept, next);
 	__atomic_fetch_sub(&func->nb_parked, n, __ATOMIC_RELAXED);
 	rte_spinlock_unlock(&func->lock);
 	__atomic_fetch_sub(&func->nb_conns, n, __ATOMIC_RELAXED);

@@ -165,7 +165,9 @@ TAILQ_HEAD(shm_pending_list, shm_pending);
 struct shm_parked {
 	TAILQ_ENTRY(shm_parked) next;
 	int sock;
+	bool reap;                    /**< Closed by the reaper. */
 };
+TAILQ_HEAD(shm_parked_list, shm_parked);
 
 /** One host function of a device: on the DPU, one it serves (listening,
  * in the process that owns the link); on the host, the one it is. */
@@ -194,7 +196,7 @@ struct shm_function {
 	/* Sockets of closed connections whose host has not read all we
 	 * sent (under lock): still counted in nb_conns, see
 	 * shm_function_park(). */
-	TAILQ_HEAD(, shm_parked) parked;
+	struct shm_parked_list parked;
 	uint32_t nb_parked;           /**< Atomic: on parked. */
 	uint64_t parked_check;        /**< Atomic: TSC of the next look. */
 	bool closing;                 /**< Under lock: device closing. */
@@ -257,7 +259,7 @@ void shm_conn_orphan(struct rte_comch_dev *cdev, struct rte_comch_conn *conn);
 
 int shm_function_listen(struct shm_function *func);
 void shm_function_close(struct shm_function *func);
-bool shm_function_park(struct shm_function *func, int sock);
+bool shm_function_park(struct shm_function *func, int sock, bool reap);
 unsigned int shm_function_unpark(struct shm_function *func, bool all);
 /* How often a server's poll looks at its function's parked sockets. */
 #define SHM_PARKED_CHECK_MS 10
@@ -323,7 +325,8 @@ void shm_send_reject(int sock, int err, const char *fmt, ...)
 void shm_sock_close(int sock, bool shut);
 bool shm_sock_drain_peer(int sock, bool shut);
 bool shm_sock_unread_out(int sock);
-bool shm_record_has_fds(int sock);
+int shm_record_has_fds(int sock);
+bool shm_sock_empty(int sock);
 bool shm_sock_take_apart(int sock);
 /* Queue @p msg (with duplicates of @p fds) for the peer on the link
  * socket, after what is queued already; sent now if nothing waits and the

@@ -64,7 +64,7 @@ void
 shm_conn_close(struct rte_comch_dev *cdev, struct rte_comch_conn *conn)
 {
 	struct shm_conn *sc = conn->drv;
-	bool parked = false;
+	bool parked = false, unread, reap;
 
 	/* Nothing may look at the connection's memory from now on. */
 	shm_event_conn_close(sc);
@@ -87,6 +87,10 @@ shm_conn_close(struct rte_comch_dev *cdev, struct rte_comch_conn *conn)
 		if (sc->server != NULL)
 			epoll_ctl(sc->server->epfd, EPOLL_CTL_DEL, sc->sock,
 					NULL);
+		/* DPU side: a host that has not read all we sent (fds
+		 * among it, before the BYE below, which has none) keeps the
+		 * connection's place in the quota (shm_function_park()). */
+		unread = sc->server != NULL && shm_sock_unread_out(sc->sock);
 		/* A clean close: the peer reports "closed", not "lost". If
 		 * the peer does not read its socket (it is full), it sees
 		 * only the end of file. */
@@ -96,13 +100,12 @@ shm_conn_close(struct rte_comch_dev *cdev, struct rte_comch_conn *conn)
 			shm_msg_init(&bye, SHM_MSG_BYE);
 			shm_msg_send(sc->sock, &bye, -1);
 		}
-		/* DPU side: kept, its place in the quota with it, while the
-		 * host has not read all we sent (shm_function_park()). */
-		if (!shm_sock_drain_peer(sc->sock, true))
-			;	/* the reaper has it */
-		else if (sc->server != NULL && shm_sock_unread_out(sc->sock) &&
-			 shm_function_park(sc->server->func, sc->sock))
+		reap = !shm_sock_drain_peer(sc->sock, true);
+		if (unread && shm_function_park(sc->server->func, sc->sock,
+				reap))
 			parked = true;
+		else if (reap)
+			shm_fd_reap(sc->sock);
 		else
 			close(sc->sock);
 		sc->sock = -1;
