@@ -363,12 +363,11 @@ shm_sock_queued(int sock)
 	return n;
 }
 
-/* Whether AF_UNIX socket @p sock, shut down for reading, has nothing
- * queued: a peek without control room installs no fds (it only says that
- * a record carries some: MSG_CTRUNC), and a record of no bytes ahead of
- * others leaves bytes queued. */
-bool
-shm_sock_empty(int sock)
+/* A peek at the next record queued on @p sock without control room: it
+ * installs no fds, and says whether the record carries some (MSG_CTRUNC)
+ * in *@p has_fds. Returns recvmsg()'s result. */
+static ssize_t
+shm_peek_bare(int sock, bool *has_fds)
 {
 	char b;
 	struct iovec iov = { .iov_base = &b, .iov_len = 1 };
@@ -378,7 +377,19 @@ shm_sock_empty(int sock)
 	do {
 		n = recvmsg(sock, &mh, MSG_PEEK | MSG_DONTWAIT);
 	} while (n < 0 && errno == EINTR);
-	return n == 0 && !(mh.msg_flags & MSG_CTRUNC) &&
+	*has_fds = n >= 0 && (mh.msg_flags & MSG_CTRUNC) != 0;
+	return n;
+}
+
+/* Whether AF_UNIX socket @p sock, shut down for reading, has nothing
+ * queued: no record at the peek (shm_peek_bare()), and no bytes queued
+ * (a record of no bytes ahead of others leaves theirs). */
+bool
+shm_sock_empty(int sock)
+{
+	bool has_fds;
+
+	return shm_peek_bare(sock, &has_fds) == 0 && !has_fds &&
 		shm_sock_queued(sock) == 0;
 }
 
@@ -604,25 +615,18 @@ shm_recv_record(int sock, struct msghdr *mh)
 }
 
 /*
- * Whether the next record queued on @p sock carries fds (a peek without
- * control room installs none and says MSG_CTRUNC): 1 yes, 0 no (or the
- * end), -1 nothing queued now, or the socket's error (which the peek
- * takes).
+ * Whether the next record queued on @p sock carries fds (shm_peek_bare()):
+ * 1 yes, 0 no (or the end), -1 nothing queued now, or the socket's error
+ * (which the peek takes).
  */
 int
 shm_record_has_fds(int sock)
 {
-	char b;
-	struct iovec iov = { .iov_base = &b, .iov_len = 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	ssize_t n;
+	bool has_fds;
 
-	do {
-		n = recvmsg(sock, &mh, MSG_PEEK | MSG_DONTWAIT);
-	} while (n < 0 && errno == EINTR);
-	if (n < 0)
+	if (shm_peek_bare(sock, &has_fds) < 0)
 		return -1;
-	return (mh.msg_flags & MSG_CTRUNC) != 0;
+	return has_fds;
 }
 
 /*
