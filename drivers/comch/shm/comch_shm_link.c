@@ -271,9 +271,8 @@ shm_send_reject(int sock, int err, const char *fmt, ...)
 #define SHM_DRAIN_RECORDS_MAX 1024
 
 /* Take out what the peer left on link socket @p sock before it is closed
- * (see inside). Returns whether the caller may close it: false when only
- * the reaper may (shm_fd_reap()). */
-bool
+ * (see inside). */
+void
 shm_sock_drain_peer(int sock, bool shut)
 {
 	char b[sizeof(struct shm_msg)];
@@ -293,8 +292,7 @@ shm_sock_drain_peer(int sock, bool shut)
 	 * error or an empty record, one sent after the drain) is taken
 	 * apart as the fds of a message are (shm_sock_take_apart(): each
 	 * received and disarmed, within what this process may hold past
-	 * the fds EAL's interrupt thread needs); what could not be goes to
-	 * the reaper, socket and all. */
+	 * the fds EAL's interrupt thread needs). */
 	if (shut)
 		(void)shutdown(sock, SHUT_RD);
 	for (n = 0; n < SHM_DRAIN_RECORDS_MAX; n++) {
@@ -304,7 +302,7 @@ shm_sock_drain_peer(int sock, bool shut)
 	}
 	(void)shutdown(sock, SHUT_RD);
 	if (shm_sock_empty(sock) || shm_sock_take_apart(sock))
-		return true;
+		return;
 	/* Short of fds (or past the budget): as before, the rest is read
 	 * without room for fds, whose last close may then wait here (the
 	 * trust model says so). Handing the socket to the reaper instead
@@ -318,16 +316,13 @@ shm_sock_drain_peer(int sock, bool shut)
 		    r == 0 && shm_sock_empty(sock))
 			break;
 	}
-	return true;
 }
 
 void
 shm_sock_close(int sock, bool shut)
 {
-	if (shm_sock_drain_peer(sock, shut))
-		close(sock);
-	else
-		shm_fd_reap(sock);
+	shm_sock_drain_peer(sock, shut);
+	close(sock);
 }
 
 /* Whether the peer has not read all we sent on @p sock. */

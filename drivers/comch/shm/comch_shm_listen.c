@@ -50,19 +50,17 @@ shm_pending_free(struct shm_pending *p)
  * unless it has CAP_SYS_RESOURCE, no fd can be sent to any host) and
  * pinning their memory. So the connection's place in its function's
  * quota (max_conns) is not given back while it does: the socket, shut
- * down for reading and drained, is kept here (@p reap: one only the
- * reaper may close, shm_sock_drain_peer()). Returns false if it could
+ * down for reading and drained, is kept here. Returns false if it could
  * not be (no memory): the caller closes it and gives the place back.
  */
 bool
-shm_function_park(struct shm_function *func, int sock, bool reap)
+shm_function_park(struct shm_function *func, int sock)
 {
 	struct shm_parked *k = malloc(sizeof(*k));
 
 	if (k == NULL)
 		return false;
 	k->sock = sock;
-	k->reap = reap;
 	rte_spinlock_lock(&func->lock);
 	TAILQ_INSERT_TAIL(&func->parked, k, next);
 	__atomic_fetch_add(&func->nb_parked, 1, __ATOMIC_RELAXED);
@@ -94,10 +92,7 @@ shm_function_unpark(struct shm_function *func, bool all)
 			TAILQ_INSERT_TAIL(&kept, k, next);
 			continue;
 		}
-		if (k->reap)
-			shm_fd_reap(k->sock);
-		else
-			close(k->sock);
+		close(k->sock);
 		free(k);
 		n++;
 	}

@@ -165,7 +165,6 @@ TAILQ_HEAD(shm_pending_list, shm_pending);
 struct shm_parked {
 	TAILQ_ENTRY(shm_parked) next;
 	int sock;
-	bool reap;                    /**< Closed by the reaper. */
 };
 TAILQ_HEAD(shm_parked_list, shm_parked);
 
@@ -259,7 +258,7 @@ void shm_conn_orphan(struct rte_comch_dev *cdev, struct rte_comch_conn *conn);
 
 int shm_function_listen(struct shm_function *func);
 void shm_function_close(struct shm_function *func);
-bool shm_function_park(struct shm_function *func, int sock, bool reap);
+bool shm_function_park(struct shm_function *func, int sock);
 unsigned int shm_function_unpark(struct shm_function *func, bool all);
 /* How often a server's poll looks at its function's parked sockets. */
 #define SHM_PARKED_CHECK_MS 10
@@ -323,7 +322,7 @@ void shm_send_reject(int sock, int err, const char *fmt, ...)
 	__rte_format_printf(3, 4);
 /* Close a link socket without resetting the peer (drains it first). */
 void shm_sock_close(int sock, bool shut);
-bool shm_sock_drain_peer(int sock, bool shut);
+void shm_sock_drain_peer(int sock, bool shut);
 bool shm_sock_unread_out(int sock);
 int shm_record_has_fds(int sock);
 bool shm_sock_empty(int sock);

@@ -64,7 +64,7 @@ void
 shm_conn_close(struct rte_comch_dev *cdev, struct rte_comch_conn *conn)
 {
 	struct shm_conn *sc = conn->drv;
-	bool parked = false, unread, reap;
+	bool parked = false, unread;
 
 	/* Nothing may look at the connection's memory from now on. */
 	shm_event_conn_close(sc);
@@ -100,12 +100,9 @@ shm_conn_close(struct rte_comch_dev *cdev, struct rte_comch_conn *conn)
 			shm_msg_init(&bye, SHM_MSG_BYE);
 			shm_msg_send(sc->sock, &bye, -1);
 		}
-		reap = !shm_sock_drain_peer(sc->sock, true);
-		if (unread && shm_function_park(sc->server->func, sc->sock,
-				reap))
+		shm_sock_drain_peer(sc->sock, true);
+		if (unread && shm_function_park(sc->server->func, sc->sock))
 			parked = true;
-		else if (reap)
-			shm_fd_reap(sc->sock);
 		else
 			close(sc->sock);
 		sc->sock = -1;
