@@ -154,6 +154,64 @@ shm_out_of_fds(void)
 #endif
 
 /*
+ * The fds a received record's control data installed in this process,
+ * one at a time: those of SCM_RIGHTS and, where the sender's socket asks
+ * for them (SO_PASSPIDFD, which a peer can set on a socket it sends us),
+ * the pidfd of SCM_PIDFD. Every receive, peek and drain walks them this
+ * way, so that none is missed:
+ *
+ *	shm_cmsg_walk_start(&w, &mh);
+ *	while (shm_cmsg_walk_next(&w, &fd))
+ *		...
+ */
+struct shm_cmsg_walk {
+	struct msghdr *mh;
+	struct cmsghdr *cmsg;	/* the control message walked, NULL at the end */
+	size_t k;		/* the next fd of it */
+};
+
+static void
+shm_cmsg_walk_start(struct shm_cmsg_walk *w, struct msghdr *mh)
+{
+	w->mh = mh;
+	w->cmsg = CMSG_FIRSTHDR(mh);
+	w->k = 0;
+}
+
+static bool
+shm_cmsg_walk_next(struct shm_cmsg_walk *w, int *fd)
+{
+	struct cmsghdr *c;
+
+	for (; (c = w->cmsg) != NULL;
+	     w->cmsg = CMSG_NXTHDR(w->mh, c), w->k = 0) {
+		if (c->cmsg_level != SOL_SOCKET ||
+		    (c->cmsg_type != SCM_RIGHTS && c->cmsg_type != SCM_PIDFD) ||
+		    c->cmsg_len < CMSG_LEN(0) ||
+		    w->k >= (c->cmsg_len - CMSG_LEN(0)) / sizeof(int))
+			continue;
+		memcpy(fd, CMSG_DATA(c) + w->k * sizeof(int), sizeof(int));
+		w->k++;
+		return true;
+	}
+	return false;
+}
+
+/* How many fds shm_cmsg_walk_next() will give for @p mh. */
+static unsigned int
+shm_cmsg_fds_count(struct msghdr *mh)
+{
+	struct shm_cmsg_walk w;
+	unsigned int n = 0;
+	int fd;
+
+	shm_cmsg_walk_start(&w, mh);
+	while (shm_cmsg_walk_next(&w, &fd))
+		n++;
+	return n;
+}
+
+/*
  * The reaper: closes the peer's sockets of families other than AF_UNIX,
  * in a thread of its own. Disarming one (SO_LINGER {1, 0}) is not enough:
  * the peer holds the same socket, can set it lingering again after we
@@ -303,47 +361,24 @@ shm_disarm_reserve(int fd, struct shm_disarm *d)
 static bool shm_fd_disarm(int fd, unsigned int depth, struct shm_disarm *d);
 
 /* Disarm and close the fds of a received message's control data. Returns
- * how many there were (of SCM_RIGHTS). */
+ * how many there were. */
 static unsigned int
 shm_cmsg_fds_close(struct msghdr *mh, unsigned int depth, struct shm_disarm *d)
 {
-	unsigned int n = 0, held = 0;
-	struct cmsghdr *cmsg;
-	size_t len, k;
+	unsigned int n = 0, held;
+	struct shm_cmsg_walk w;
 	int f;
 
 	/* all of them are held until the last is disarmed */
-	for (cmsg = CMSG_FIRSTHDR(mh); cmsg != NULL;
-	     cmsg = CMSG_NXTHDR(mh, cmsg))
-		if (cmsg->cmsg_level == SOL_SOCKET &&
-		    (cmsg->cmsg_type == SCM_RIGHTS ||
-		     cmsg->cmsg_type == SCM_PIDFD) &&
-		    cmsg->cmsg_len >= CMSG_LEN(0))
-			held += (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-	held = RTE_MIN(held, d->fds);
+	held = RTE_MIN(shm_cmsg_fds_count(mh), d->fds);
 	d->fds -= held;
-	for (cmsg = CMSG_FIRSTHDR(mh); cmsg != NULL;
-	     cmsg = CMSG_NXTHDR(mh, cmsg)) {
-		if (cmsg->cmsg_level != SOL_SOCKET ||
-		    cmsg->cmsg_len < CMSG_LEN(sizeof(int)))
-			continue;
-		if (cmsg->cmsg_type == SCM_PIDFD) {
-			/* the peer asked for pidfds (SO_PASSPIDFD) */
-			memcpy(&f, CMSG_DATA(cmsg), sizeof(int));
+	shm_cmsg_walk_start(&w, mh);
+	while (shm_cmsg_walk_next(&w, &f)) {
+		n++;
+		if (shm_fd_disarm(f, depth, d))
+			shm_fd_reap(f);
+		else
 			close(f);
-			continue;
-		}
-		if (cmsg->cmsg_type != SCM_RIGHTS)
-			continue;
-		len = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (k = 0; k < len; k++, n++) {
-			memcpy(&f, CMSG_DATA(cmsg) + k * sizeof(int),
-				sizeof(int));
-			if (shm_fd_disarm(f, depth, d))
-				shm_fd_reap(f);
-			else
-				close(f);
-		}
 	}
 	d->fds += held;
 	return n;
@@ -528,10 +563,8 @@ shm_record_peek(int sock)
 		.msg_iov = &iov, .msg_iovlen = 1,
 		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
 	};
-	struct cmsghdr *cmsg;
-	unsigned int got = 0;
+	struct shm_cmsg_walk w;
 	bool ours = false;
-	size_t len, k;
 	ssize_t n;
 	int f;
 
@@ -542,29 +575,12 @@ shm_record_peek(int sock)
 	if (n < 0)
 		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
 	/* judged while the copies are held, as the receive would be */
-	if (mh.msg_flags & MSG_CTRUNC) {
-		for (cmsg = CMSG_FIRSTHDR(&mh); cmsg != NULL;
-		     cmsg = CMSG_NXTHDR(&mh, cmsg))
-			if (cmsg->cmsg_level == SOL_SOCKET &&
-			    cmsg->cmsg_type == SCM_RIGHTS &&
-			    cmsg->cmsg_len >= CMSG_LEN(0))
-				got += (cmsg->cmsg_len - CMSG_LEN(0)) /
-					sizeof(int);
-		ours = got < SHM_MSG_FDS_MAX || shm_out_of_fds();
-	}
-	for (cmsg = CMSG_FIRSTHDR(&mh); cmsg != NULL;
-	     cmsg = CMSG_NXTHDR(&mh, cmsg)) {
-		if (cmsg->cmsg_level != SOL_SOCKET ||
-		    cmsg->cmsg_type != SCM_RIGHTS ||
-		    cmsg->cmsg_len < CMSG_LEN(0))
-			continue;
-		len = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (k = 0; k < len; k++) {
-			memcpy(&f, CMSG_DATA(cmsg) + k * sizeof(int),
-				sizeof(int));
-			close(f);
-		}
-	}
+	if (mh.msg_flags & MSG_CTRUNC)
+		ours = shm_cmsg_fds_count(&mh) < SHM_MSG_FDS_MAX ||
+			shm_out_of_fds();
+	shm_cmsg_walk_start(&w, &mh);
+	while (shm_cmsg_walk_next(&w, &f))
+		close(f);
 	if (!(mh.msg_flags & MSG_CTRUNC))
 		return 0;
 	return ours ? -EMFILE : -E2BIG;
@@ -669,11 +685,10 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 		.msg_iov = &iov, .msg_iovlen = 1,
 		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
 	};
-	struct cmsghdr *cmsg;
-	int fds[SHM_MSG_FDS_MAX];
-	int nfds = 0, i, ret = 0;
 	struct shm_disarm disarm = { .budget = SHM_DISARM_BUDGET };
-	bool reap;
+	int fds[SHM_MSG_FDS_MAX];
+	int nfds = 0, i, f, ret = 0;
+	struct shm_cmsg_walk w;
 	ssize_t n;
 
 	*nfds_out = 0;
@@ -685,30 +700,16 @@ shm_msg_recv(int sock, struct shm_msg *msg, int fds_out[SHM_MSG_FDS_MAX],
 	if (n < 0)
 		return -ECONNRESET;
 
-	for (cmsg = CMSG_FIRSTHDR(&mh); cmsg != NULL;
-	     cmsg = CMSG_NXTHDR(&mh, cmsg)) {
-		size_t len, k;
-
-		if (cmsg->cmsg_level != SOL_SOCKET ||
-		    cmsg->cmsg_type != SCM_RIGHTS ||
-		    cmsg->cmsg_len < CMSG_LEN(0))
-			continue;
-		len = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (k = 0; k < len; k++) {
-			int f;
-
-			memcpy(&f, CMSG_DATA(cmsg) + k * sizeof(int),
-				sizeof(int));
-			reap = shm_fd_disarm(f, 0, &disarm);
-			if (reap) {
-				/* no message of ours carries one */
-				shm_fd_reap(f);
-				ret = -EPROTO;
-			} else if (nfds < SHM_MSG_FDS_MAX)
-				fds[nfds++] = f;
-			else
-				close(f);
-		}
+	shm_cmsg_walk_start(&w, &mh);
+	while (shm_cmsg_walk_next(&w, &f)) {
+		if (shm_fd_disarm(f, 0, &disarm)) {
+			/* no message of ours carries one */
+			shm_fd_reap(f);
+			ret = -EPROTO;
+		} else if (nfds < SHM_MSG_FDS_MAX)
+			fds[nfds++] = f;
+		else
+			close(f);
 	}
 	if (disarm.counted)
 		__atomic_fetch_sub(&shm_fds_reserved, disarm.reserved,
