@@ -17,7 +17,9 @@
 
 #include <poll.h>
 
+#include <rte_cycles.h>
 #include <rte_memory.h>
+#include <rte_pause.h>
 
 #include "comch_test.h"
 
@@ -152,18 +154,30 @@ link_close(struct ev_link *l)
 	return 0;
 }
 
-/* Poll both sides a while (each side's socket checks run every 50 us):
- * what crosses the link sockets (EVENT, CONSUMER_ADD) is taken. 50 ms
- * and 1,000 polls at least: a thread kept off its CPU for the whole
- * 50 ms still polls. */
+/* Let what crosses the link sockets (EVENT, CONSUMER_ADD, the outbox)
+ * be taken by both sides: a number of turns of the driver's socket
+ * checks, not a length of time. A side looks at its link socket when
+ * it is polled SHM_SOCK_CHECK_US (50 us) or more after its last look;
+ * each poll here begins 60 us or more after the previous one returned,
+ * so each is a turn of both sides' checks however long the scheduler
+ * keeps this thread away (one thread polls both sides: nothing else
+ * has to run for the messages to cross). */
+#define SETTLE_TURNS 200
+#define SETTLE_GAP_US 60
+
 static void
 link_settle(struct ev_link *l)
 {
-	uint64_t dl = test_deadline(0.05);
-	unsigned int i;
+	const uint64_t gap = rte_get_tsc_hz() / 1000000 * SETTLE_GAP_US;
+	uint64_t last = rte_get_tsc_cycles();
+	unsigned int turn;
 
-	for (i = 0; i < 1000 || !test_expired(dl); i++)
+	for (turn = 0; turn < SETTLE_TURNS; turn++) {
+		while (rte_get_tsc_cycles() - last < gap)
+			rte_pause();
 		link_poll(l);
+		last = rte_get_tsc_cycles();
+	}
 }
 
 /* ---------------------------------------------------------------- cases */
