@@ -6,7 +6,8 @@
  * The Comch core of libdoca_comch: one implementation of servers,
  * clients, connections, consumers and producers over rte_comch_*. The
  * three vendor generations are faces of it: doca_comch_* (comch_ctrl.c,
- * comch_fp.c), doca_cc_* (cc_alias.c, thin aliases) and the endpoint API
+ * comch_server.c, comch_client.c, comch_fp.c), doca_cc_* (cc_alias.c,
+ * thin aliases) and the endpoint API
  * doca_comm_channel_* (comm_channel.c, built on the core's objects).
  */
 
@@ -137,6 +138,36 @@ struct doca_comch_producer {
 	struct dcc_fp fp;
 	struct rte_comch_producer *rte;
 };
+
+/* comch_ctrl.c: what servers and clients share (for comch_server.c and
+ * comch_client.c). */
+/* Retry a connection's waiting sends, in order. */
+int dcc_conn_flush(struct doca_comch_connection *conn);
+/* Fail a connection's waiting sends with @p status. */
+void dcc_conn_fail_pending(struct doca_comch_connection *conn, doca_error_t status);
+doca_error_t dcc_send_alloc(struct dcc_common *c, struct doca_comch_connection *peer, const void *msg, uint32_t len,
+	       struct doca_comch_task_send **task);
+doca_error_t dcc_configurable(const struct dcc_common *c);
+doca_error_t dcc_set_msg_size(struct dcc_common *c, uint32_t size);
+doca_error_t dcc_get_msg_size(const struct dcc_common *c, uint32_t *size);
+doca_error_t dcc_set_queue_size(struct dcc_common *c, uint32_t size);
+doca_error_t dcc_get_queue_size(const struct dcc_common *c, uint32_t *size);
+doca_error_t dcc_send_set_conf(struct dcc_common *c, doca_comch_task_send_completion_cb_t ok,
+		  doca_comch_task_send_completion_cb_t err, uint32_t num);
+/* At start: the send pool and the room for queued messages. */
+doca_error_t dcc_common_start(struct dcc_common *c);
+void dcc_common_free(struct dcc_common *c);
+struct dcc_common *dcc_conn_owner(const struct doca_comch_connection *conn);
+struct doca_comch_connection *dcc_conn_of(const struct rte_comch_conn *rc);
+struct doca_comch_connection *dcc_conn_new(struct rte_comch_conn *rc);
+/* rte_comch message callback: the application's, directly. The message is
+ * a private copy of lib/comch, valid during the callback. */
+void dcc_on_msg(struct rte_comch_conn *rc, const struct rte_comch_msg *msg, void *arg);
+void dcc_on_consumer(struct rte_comch_conn *rc, uint32_t id, enum rte_comch_consumer_event ev, void *arg);
+
+/* comch_server.c */
+doca_error_t dcc_consumer_register(struct dcc_common *c, doca_comch_event_consumer_cb_t new_cb,
+		      doca_comch_event_consumer_cb_t expired_cb);
 
 /* Internal: a client that does not retry (the endpoint API's connect). */
 void dcc_client_set_retry(struct doca_comch_client *client, bool retry);
