@@ -18,11 +18,14 @@
  */
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
 #include <rte_memory.h>
+#include <rte_pause.h>
 
 #include "evil_peer.h"
 #include "test_evil.h"
@@ -600,6 +603,127 @@ case_corrupt_posts(void)
 	return 0;
 }
 
+/*
+ * Our consumer, valid, whose claim word a thread of ours keeps moving
+ * while the server's producer sends to it, as a consumer that also
+ * produces into itself would: the claim goes forward one buffer at a
+ * time, the posts stay ahead of it, every slot the producer may look at
+ * says what it should, and the producer's exchange finds the claim moved
+ * each time. The send must still return ("again", 0, or what it took)
+ * while the claim moves, not once it stops: the thread moves it until
+ * the send returned, or gives up after a failure guard (then the send
+ * never returned while it moved: the lcore that sends would be held as
+ * long as the peer liked), and the moves break no rule: the connection
+ * stays. On 2 cores one such thread rarely holds a send for long (its
+ * stores leave the exchange a window every few thousand moves); two
+ * threads on cores of their own would.
+ */
+#define CLAIM_DEPTH 8
+
+static struct {
+	struct shm_cons_hdr *hdr;
+	struct shm_post_slot *slots;
+	volatile bool stop, gave_up;
+	volatile uint64_t moves;
+} claimer;
+
+static void *
+claimer_main(void *arg __rte_unused)
+{
+	uint64_t dl = test_deadline(TEST_GUARD_S);
+	uint32_t v = 0, s;
+
+	while (!claimer.stop) {
+		/* the claim moves on (what a producer's exchange does),
+		 * then the slot it left is posted again at the far end of
+		 * the window [v, v + depth): what a producer may look at
+		 * says what it should at every moment */
+		v++;
+		__atomic_store_n(&claimer.hdr->claim, v, __ATOMIC_RELEASE);
+		s = v + CLAIM_DEPTH - 1;
+		claimer.slots[s % CLAIM_DEPTH].buf_off = (s % CLAIM_DEPTH) * 64;
+		claimer.slots[s % CLAIM_DEPTH].buf_len = 64;
+		__atomic_store_n(&claimer.slots[s % CLAIM_DEPTH].post_seq, s,
+			__ATOMIC_RELEASE);
+		__atomic_store_n(&claimer.hdr->post_prod, v + CLAIM_DEPTH,
+			__ATOMIC_RELEASE);
+		claimer.moves++;
+		if ((v & 0xfff) == 0 && test_expired(dl)) {
+			claimer.gave_up = true;
+			break;
+		}
+	}
+	return NULL;
+}
+
+static int
+case_claim_moves(void)
+{
+	struct rte_comch_send_op op = { .data = "x", .len = 1 };
+	struct rte_comch_producer *prod;
+	size_t rs = ring_size_of(CLAIM_DEPTH);
+	void *ring, *mem;
+	struct evil e;
+	cpu_set_t cpus;
+	pthread_t t;
+	int fds[2], n;
+	uint32_t i, at;
+
+	memset(&ev, 0, sizeof(ev));
+	CHECK_OK(evil_open(&e, link_dir, srv));
+	CHECK_OK(sealed_memfd(rs, true, &fds[0], &ring));
+	CHECK_OK(sealed_memfd(4096, true, &fds[1], &mem));
+	CHECK_OK(send_consumer_add(&e, 1, CLAIM_DEPTH, 32, rs, 4096, fds, 2));
+	poll_for(TEST_GUARD_S, consumer_known);
+	CHECK_EQ(ev.consumer_created, 1);
+	claimer.hdr = ring;
+	claimer.slots = RTE_PTR_ADD(ring, sizeof(*claimer.hdr));
+	for (i = 0; i < CLAIM_DEPTH; i++) {
+		claimer.slots[i].buf_off = i * 64;
+		claimer.slots[i].buf_len = 64;
+		claimer.slots[i].post_seq = i;
+	}
+	claimer.hdr->post_prod = CLAIM_DEPTH;
+	prod = rte_comch_producer_create(ev.last_conn, NULL);
+	CHECK(prod != NULL && rte_comch_producer_start(prod) == 0, "producer");
+	claimer.stop = false;
+	claimer.gave_up = false;
+	claimer.moves = 0;
+	CHECK_OK(pthread_create(&t, NULL, claimer_main, NULL));
+	/* on a CPU of its own, not on our lcore's (which it inherits) */
+	CPU_ZERO(&cpus);
+	for (i = 0; i < CPU_SETSIZE; i++)
+		if (i != (uint32_t)sched_getcpu())
+			CPU_SET(i, &cpus);
+	(void)pthread_setaffinity_np(t, sizeof(cpus), &cpus);
+	/* the send begins once the claim is moving */
+	while (claimer.moves == 0 && !claimer.gave_up)
+		rte_pause();
+	n = rte_comch_producer_send_burst(prod, ev.consumer_id, &op, 1);
+	claimer.stop = true;
+	pthread_join(t, NULL);
+	CHECK(!claimer.gave_up,
+		"the send returned only once the claim stopped moving");
+	CHECK(n == 0 || n == 1, "send: %d", n);
+	CHECK_EQ(ev.disconnects, 0);
+	/* once the claim holds still the send goes through, from it (the
+	 * send above may have taken the buffer after the last move) */
+	at = claimer.hdr->claim;
+	CHECK_EQ(rte_comch_producer_send_burst(prod, ev.consumer_id, &op, 1), 1);
+	CHECK_EQ(claimer.hdr->claim, at + 1);
+	CHECK_OK(rte_comch_producer_stop(prod));
+	CHECK_OK(rte_comch_producer_destroy(prod));
+	evil_close(&e);
+	poll_for(TEST_GUARD_S, lost_one);
+	CHECK_EQ(ev.disconnects, 1);
+	CHECK_OK(expect_released());
+	close(fds[0]);
+	close(fds[1]);
+	munmap(ring, rs);
+	munmap(mem, 4096);
+	return 0;
+}
+
 /* The CONSUMER_ADD the server sends when a consumer of it starts: its
  * ring, mapped (written to @p ring, size in *@p ring_size), and its fds
  * (to close). */
@@ -783,6 +907,7 @@ main(int argc __rte_unused, char **argv)
 		{ "tx_cons_bogus", case_tx_cons_bogus },
 		{ "bad_consumer_adds", case_bad_consumer_adds },
 		{ "corrupt_posts", case_corrupt_posts },
+		{ "claim_moves", case_claim_moves },
 		{ "corrupt_completions", case_corrupt_completions },
 		{ "aborted", case_aborted },
 		{ "net_bad_messages", case_net_bad_messages },

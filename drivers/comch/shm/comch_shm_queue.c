@@ -143,17 +143,26 @@ shm_consumer_stop(struct rte_comch_dev *cdev __rte_unused,
 		struct rte_comch_consumer *cons)
 {
 	struct shm_consumer *c = cons->fp.drv;
-	uint32_t claim;
+	uint32_t claim, tries = 0;
+	bool taken;
 
 	c->running = false;
 	/* Take every buffer no producer claimed yet: from now on none can be
 	 * claimed. A claim the peer made impossible (beyond what we posted)
-	 * means it broke the rules: cancel all then. */
+	 * means it broke the rules: cancel all then. So does a claim that
+	 * keeps moving: honest producers move it forward only, to post_idx
+	 * at most, so our exchange fails at most once a buffer posted. */
 	claim = __atomic_load_n(&c->hdr->claim, __ATOMIC_RELAXED);
-	while (!__atomic_compare_exchange_n(&c->hdr->claim, &claim, c->post_idx,
-			false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-		;
-	if (claim - c->cons_idx > c->post_idx - c->cons_idx) {
+	do {
+		taken = __atomic_compare_exchange_n(&c->hdr->claim, &claim,
+				c->post_idx, false, __ATOMIC_ACQ_REL,
+				__ATOMIC_RELAXED);
+	} while (!taken && ++tries <= c->depth);
+	if (!taken) {
+		__atomic_store_n(&c->hdr->claim, c->post_idx, __ATOMIC_RELEASE);
+		shm_conn_break(c->sc, SHM_BROKEN_POSTS);
+		claim = c->cons_idx;
+	} else if (claim - c->cons_idx > c->post_idx - c->cons_idx) {
 		shm_conn_break(c->sc, SHM_BROKEN_POSTS);
 		claim = c->cons_idx;
 	}

@@ -368,19 +368,26 @@ shm_peek(const struct shm_remote_cons *r, uint32_t c, uint32_t n,
 	return (int)i;
 }
 
+/* Looks at the claim one send makes before it answers "again": each
+ * look after the first follows a claim that moved. Other producers of
+ * ours move it, and so can the consumer's process, which may write its
+ * ring: without a bound, a peer that keeps moving the claim would keep
+ * a send (and the lcore polling every other connection) in this loop. */
+#define SHM_CLAIM_TRIES 32
+
 /* Claim up to @p want of @p r's posted slots from *@p c for the messages
- * at @p ops: 0 nothing posted ("again"), > 0 claimed [*c, *c + k) with
- * their offsets and lengths, -EMSGSIZE the next message does not fit,
- * -EPROTO the consumer broke the rules. */
+ * at @p ops: 0 nothing posted, or the claim kept moving ("again"), > 0
+ * claimed [*c, *c + k) with their offsets and lengths, -EMSGSIZE the
+ * next message does not fit, -EPROTO the consumer broke the rules. */
 static inline int
 shm_claim(const struct shm_remote_cons *r, uint32_t *c, uint32_t want,
 		const struct rte_comch_send_op *ops, uint64_t *off,
 		uint32_t *blen)
 {
-	uint32_t prod, avail, now;
+	uint32_t prod, avail, now, tries;
 	int k;
 
-	for (;;) {
+	for (tries = 0; tries < SHM_CLAIM_TRIES; tries++) {
 		prod = __atomic_load_n(&r->hdr->post_prod, __ATOMIC_ACQUIRE);
 		avail = prod - *c;
 		k = -1;
@@ -407,6 +414,7 @@ shm_claim(const struct shm_remote_cons *r, uint32_t *c, uint32_t want,
 				__ATOMIC_ACQUIRE))
 			return k;
 	}
+	return 0;
 }
 
 /* The length of a gathered message (beyond any posted buffer if the
