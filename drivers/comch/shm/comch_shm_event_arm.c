@@ -180,10 +180,11 @@ shm_ev_backoff_locked(struct shm_event *ev, const char *what, uint32_t id)
 	if (epoll_ctl(ev->kick_ep, EPOLL_CTL_DEL, ev->kick[0], NULL) == 0)
 		__atomic_store_n(&ev->detached, true, __ATOMIC_RELEASE);
 	ev->st.backoffs++;
-	SHM_LOG(NOTICE, "%s: connection %u: %s %u: the peer kicks without work (%u wake-ups for nothing in a row); waking on the periodic check for %u ms",
-		shm_dev_name(ev->sc->conn), ev->sc->conn->id, what, id,
-		SHM_EV_STORM,
-		(unsigned int)(ev->backoff * ev->check_ms));
+	if (shm_conn_log_ok(ev->sc))
+		SHM_LOG(NOTICE, "%s: connection %u: %s %u: the peer kicks without work (%u wake-ups for nothing in a row); waking on the periodic check for %u ms",
+			shm_dev_name(ev->sc->conn), ev->sc->conn->id, what,
+			id, SHM_EV_STORM,
+			(unsigned int)(ev->backoff * ev->check_ms));
 }
 
 /* Is kick[0] shut down (end of file)? */

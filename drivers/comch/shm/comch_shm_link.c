@@ -364,16 +364,16 @@ shm_ratelimit_ok(struct shm_ratelimit *rl, const char *what)
 }
 
 /* Whether a line about what the peer of @p sc did may be logged: per host
- * function on the DPU (a host that breaks one connection after another
- * would otherwise write two lines each, thousands a second); the DPU's
- * own lines on the host side. */
+ * function on the DPU (a host that breaks one connection after another,
+ * or kicks for nothing on many, would otherwise write lines by the
+ * thousand a second); the DPU's own lines on the host side. */
 bool
 shm_conn_log_ok(const struct shm_conn *sc)
 {
 	static struct shm_ratelimit from_dpu;
 
 	return shm_ratelimit_ok(sc->server != NULL ? &sc->server->func->blame :
-			&from_dpu, "connections closed for what their peer did");
+			&from_dpu, "lines about what a connection's peer did");
 }
 
 void
