@@ -109,9 +109,9 @@ shm_out_of_fds(void)
  * per message at most (a socket referred to again is taken apart once:
  * its other references only closed), and only while what one receive
  * may install (SHM_DRAIN_FDS_MAX, the control room it has) fits past the
- * fd headroom (shm_fd_headroom()):
- * the free fds are counted when the first socket comes, up to what three
- * levels may hold at once. What is deeper, beyond the budget or past the
+ * fd headroom (shm_fd_headroom()) in half of what is free past it:
+ * the free fds are counted when the first socket comes, up to twice what
+ * three levels may hold at once. What is deeper, beyond the budget or past the
  * headroom is closed as it is, and may wait (the trust model says so), as
  * may fds left queued on a link socket we close (shm_sock_close()). A
  * socket of another family goes to the reaper (below). Any other kind of
@@ -342,7 +342,9 @@ shm_disarm_done(struct shm_disarm *d, ino_t ino, bool whole)
 }
 
 /* Count the fds a disarm may hold at once, past the headroom and what
- * other disarms hold in reserve, and reserve them until it is done. */
+ * other disarms hold in reserve, and reserve them until it is done: half
+ * of those at most, so that what one peer sends cannot leave the others
+ * (an honest connection's announcement, a newcomer) without. */
 static void
 shm_disarm_reserve(int fd, struct shm_disarm *d)
 {
@@ -350,12 +352,31 @@ shm_disarm_reserve(int fd, struct shm_disarm *d)
 
 	others = __atomic_load_n(&shm_fds_reserved, __ATOMIC_RELAXED);
 	free_fds = shm_fds_free(fd,
-			SHM_FD_HEADROOM + others + SHM_DISARM_FDS_MAX);
+			SHM_FD_HEADROOM + others + 2 * SHM_DISARM_FDS_MAX);
 	d->fds = free_fds > SHM_FD_HEADROOM + others ?
-		free_fds - SHM_FD_HEADROOM - others : 0;
+		(free_fds - SHM_FD_HEADROOM - others) / 2 : 0;
 	d->reserved = d->fds;
 	d->counted = true;
 	__atomic_fetch_add(&shm_fds_reserved, d->reserved, __ATOMIC_RELAXED);
+}
+
+/* @p n of a disarm's reserved fds are now held (a receive or an accept
+ * installed them), or given back (closed): the process-wide reserve
+ * counts only those not held, so that another thread's headroom check
+ * does not count the held ones twice, once as not free and once as
+ * reserved. */
+static void
+shm_disarm_hold(struct shm_disarm *d, unsigned int n)
+{
+	d->fds -= n;
+	__atomic_fetch_sub(&shm_fds_reserved, n, __ATOMIC_RELAXED);
+}
+
+static void
+shm_disarm_unhold(struct shm_disarm *d, unsigned int n)
+{
+	d->fds += n;
+	__atomic_fetch_add(&shm_fds_reserved, n, __ATOMIC_RELAXED);
 }
 
 static bool shm_fd_disarm(int fd, unsigned int depth, struct shm_disarm *d);
@@ -371,7 +392,7 @@ shm_cmsg_fds_close(struct msghdr *mh, unsigned int depth, struct shm_disarm *d)
 
 	/* all of them are held until the last is disarmed */
 	held = RTE_MIN(shm_cmsg_fds_count(mh), d->fds);
-	d->fds -= held;
+	shm_disarm_hold(d, held);
 	shm_cmsg_walk_start(&w, mh);
 	while (shm_cmsg_walk_next(&w, &f)) {
 		n++;
@@ -380,7 +401,7 @@ shm_cmsg_fds_close(struct msghdr *mh, unsigned int depth, struct shm_disarm *d)
 		else
 			close(f);
 	}
-	d->fds += held;
+	shm_disarm_unhold(d, held);
 	return n;
 }
 
@@ -505,7 +526,7 @@ shm_fd_disarm(int fd, unsigned int depth, struct shm_disarm *d)
 	(void)shutdown(fd, SHUT_RD);
 	/* What may be held at once is counted once for the whole tree (the
 	 * levels below only give back what they take), when there is
-	 * something to take apart: about 800 system calls. */
+	 * something to take apart: about 1,600 system calls. */
 	len = sizeof(int);
 	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &len) == 0 && v) {
 		/* A listener: its pending connections hold what was sent on
@@ -516,10 +537,10 @@ shm_fd_disarm(int fd, unsigned int depth, struct shm_disarm *d)
 			c = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 			if (c < 0)
 				break;
-			d->fds--;
+			shm_disarm_hold(d, 1);
 			shm_fd_disarm(c, depth + 1, d);	/* AF_UNIX */
 			close(c);
-			d->fds++;
+			shm_disarm_unhold(d, 1);
 		}
 		shm_disarm_done(d, ino, d->fds > 0);
 		return false;
