@@ -507,6 +507,7 @@ def run_scenario(sc):
         att = None
         peer = None
         honest = None
+        phase2_sent = False
 
         def start_attacker():
             a = Proc("attacker", attacker_args(sc, link), tmp)
@@ -563,6 +564,7 @@ def run_scenario(sc):
             elif sc.phase2_on:
                 if honest.wait_for(sc.phase2_on, HONEST_GUARD):
                     att.signal(signal.SIGUSR1)
+                    phase2_sent = True
             end = time.monotonic() + HONEST_GUARD
             rc = None
             while time.monotonic() < end:
@@ -616,6 +618,14 @@ def run_scenario(sc):
             if att.stopped:
                 att.signal(signal.SIGCONT)
                 att.stopped = False
+            # phase 2 runs beside the honest client, which may well be
+            # done first on a busy machine: SIGTERM now would cut the
+            # phase short (its opens give up on quit), so wait for its
+            # result line
+            if phase2_sent and not att.wait_for(r"hostile: phase2: ",
+                                                ARM_GUARD):
+                errors.append(f"the attacker's phase 2 did not end within "
+                              f"{ARM_GUARD} s")
             if sc.attacker_runs_out and att.wait(ARM_GUARD) is None:
                 errors.append(f"the attacker's run did not end within "
                               f"{ARM_GUARD} s")

@@ -278,7 +278,10 @@ mode_conn_hog(void)
 	while (!quit && !phase2)
 		pause_us(20000);
 	if (phase2) {
-		/* beyond the quota: each must be refused, nothing else */
+		/* beyond the quota: each must be refused, nothing else. An
+		 * accepted one stays open, so that a slot the honest client
+		 * left (it may be done by now) is taken once, not once per
+		 * try: of the four, three at least are refused. */
 		for (i = 0; i < 4; i++) {
 			r = hc_open(&h[opt.conns + i], 16);
 			if (r == SHM_MSG_REJECT) {
@@ -288,11 +291,14 @@ mode_conn_hog(void)
 					h[opt.conns + i].reject_reason);
 			} else if (r == SHM_MSG_ACCEPT) {
 				say("extra connection accepted");
+				continue;
 			}
 			hc_close(&h[opt.conns + i]);
 		}
 		say("phase2: %u extra connections refused", rejected);
 		hold(NULL, NULL);
+		for (i = 0; i < 4; i++)
+			hc_close(&h[opt.conns + i]);
 	}
 	for (i = 0; i < opt.conns; i++) {
 		hc_pump(&h[i]);
