@@ -12,11 +12,15 @@
  * naps of 0 to 2 ms. Everything arrives, in order, once.
  *
  * The watchdog: a side that sleeps with nothing left to do but wait for
- * the peer sleeps without a timer; if nothing wakes it within STALL_S
- * while it still expects messages, the test fails, saying whether work
- * was there (arming finds it: a lost wake-up) or not (a stall). The
- * devices' own periodic check, which would hide a lost kick, is set to an
- * hour (wake_check_ms=3600000), and every event must end with 0 rescues.
+ * the peer sleeps on a STALL_S timer. When the timer fires while it still
+ * expects messages, it arms: work there is a lost wake-up, and the test
+ * fails at once. Nothing there is no proof of anything yet: on a busy
+ * machine the peer may simply not have run (its wait for a CPU is read
+ * from /proc and printed); the test fails only when nothing has come
+ * for TEST_GUARD_S (a message lost, or both sides waiting on each other).
+ * The devices' own periodic check, which would hide a lost kick, is set to
+ * an hour (wake_check_ms=3600000), and every event must end with 0
+ * rescues.
  *
  *   test_comch_event_stress [--messages N]   N in all (default 10^7)
  *
@@ -94,7 +98,33 @@ struct side {
 	uint64_t ctrl_sent, ctrl_recv, fp_sent, fp_recv;
 	uint64_t sleeps, woken, timeouts, naps, ready;
 	uint64_t rng;
+	pid_t peer;                      /* its process, for /proc */
+	/* A wait the timer ended with nothing there (0: none now): since
+	 * when, what had arrived then, and the peer's wait for a CPU then. */
+	uint64_t quiet_since;
+	uint64_t quiet_recv;
+	uint64_t quiet_runq_ns;
 };
+
+/* How long @p pid's main thread has waited for a CPU so far, in ns (0 if
+ * the kernel does not say). */
+static uint64_t
+runq_wait_ns(pid_t pid)
+{
+	char path[64];
+	unsigned long long run = 0, wait = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "%llu %llu", &run, &wait) != 2)
+		wait = 0;
+	fclose(f);
+	return wait;
+}
+
 
 static inline uint32_t
 rnd(struct side *s)
@@ -370,6 +400,51 @@ side_stats(const struct side *s)
 				st.spurious, st.rescues, st.backoffs);
 }
 
+static double
+secs_since(uint64_t tsc)
+{
+	return (double)(rte_get_timer_cycles() - tsc) /
+		(double)rte_get_timer_hz();
+}
+
+/* The timer of a sleep on the peer ended with nothing there: wait on
+ * (0) until TEST_GUARD_S have passed without anything from the peer,
+ * then -1. */
+static int
+side_quiet(struct side *s, bool passive)
+{
+	uint64_t recv = s->ctrl_recv + s->fp_recv;
+
+	if (s->quiet_since == 0 || recv != s->quiet_recv) {
+		s->quiet_since = rte_get_timer_cycles() -
+			(uint64_t)STALL_S * rte_get_timer_hz();
+		s->quiet_recv = recv;
+		s->quiet_runq_ns = runq_wait_ns(s->peer);
+		printf("%s: nothing from the peer for %d s, and nothing there: waiting (received %" PRIu64 " + %" PRIu64 ")\n",
+			s->name, STALL_S, s->ctrl_recv, s->fp_recv);
+		return 0;
+	}
+	if (secs_since(s->quiet_since) < TEST_GUARD_S)
+		return 0;
+	printf("%s: STALL: nothing from the peer for %.0f s, and nothing there (the peer waited %.1f s of it for a CPU); sent %" PRIu64 "/%" PRIu64 " + %" PRIu64 "/%" PRIu64 ", received %" PRIu64 " + %" PRIu64 "%s\n",
+		s->name, secs_since(s->quiet_since),
+		(double)(runq_wait_ns(s->peer) - s->quiet_runq_ns) / 1e9,
+		s->ctrl_sent, s->n_ctrl, s->fp_sent, s->n_fp, s->ctrl_recv,
+		s->fp_recv, passive ? " (passive)" : "");
+	side_stats(s);
+	return -1;
+}
+
+/* Something came after a quiet wait: say how long it was. */
+static void
+side_unquiet(struct side *s)
+{
+	printf("%s: the peer went on after %.1f s (it waited %.1f s of them for a CPU)\n",
+		s->name, secs_since(s->quiet_since),
+		(double)(runq_wait_ns(s->peer) - s->quiet_runq_ns) / 1e9);
+	s->quiet_since = 0;
+}
+
 /*
  * The traffic. A side is active (sends a random burst of each kind per
  * turn) or passive: after a turn that sent something it may turn passive
@@ -404,8 +479,11 @@ side_run(struct side *s)
 		got = side_recv(s);
 		if (got < 0)
 			return -1;
-		if (got > 0)
+		if (got > 0) {
 			passive = false;
+			if (unlikely(s->quiet_since != 0))
+				side_unquiet(s);
+		}
 		/* the peer sent all: nothing would end a passive turn */
 		if (s->ctrl_recv == s->n_ctrl && s->fp_recv == s->n_fp)
 			passive = false;
@@ -458,12 +536,17 @@ side_run(struct side *s)
 			continue;
 		/* Nothing for STALL_S seconds while still expecting some. */
 		r = side_arm(s);
-		fflush(stdout);
-		printf("%s: STALL: nothing woke it for %d s; arming now says %s; sent %" PRIu64 "/%" PRIu64 " + %" PRIu64 "/%" PRIu64 ", received %" PRIu64 " + %" PRIu64 "%s\n",
-			s->name, STALL_S, r > 0 ?
-			"work is there: a LOST WAKE-UP" : "nothing is there",
-			s->ctrl_sent, s->n_ctrl, s->fp_sent, s->n_fp,
-			s->ctrl_recv, s->fp_recv, passive ? " (passive)" : "");
+		if (r < 0)
+			return -1;
+		if (r == 0) {
+			if (side_quiet(s, passive) < 0)
+				return -1;
+			continue;
+		}
+		printf("%s: STALL: nothing woke it for %d s, and work is there: a LOST WAKE-UP; sent %" PRIu64 "/%" PRIu64 " + %" PRIu64 "/%" PRIu64 ", received %" PRIu64 " + %" PRIu64 "%s\n",
+			s->name, STALL_S, s->ctrl_sent, s->n_ctrl, s->fp_sent,
+			s->n_fp, s->ctrl_recv, s->fp_recv,
+			passive ? " (passive)" : "");
 		side_stats(s);
 		return -1;
 	}
@@ -487,7 +570,8 @@ child_main(const char *dir, uint64_t n_ctrl, uint64_t n_fp)
 		"-m", "64", "--log-level=lib.eal:error",
 		"--log-level=lib.telemetry:error", prefix, vdev, NULL };
 	struct side s = { .name = "host", .n_ctrl = n_ctrl, .n_fp = n_fp,
-		.rng = 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid() };
+		.rng = 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid(),
+		.peer = getppid() };
 	struct rte_comch_client_conf conf = { .server_name = "stress",
 		.recv_queue_len = QUEUE, .consumer_event_cb = on_consumer,
 		.cb_arg = &s, .flags = RTE_COMCH_F_EVENT };
@@ -585,6 +669,7 @@ main(int argc, char **argv)
 		return 1;
 	if (posix_spawn(&pid, self_path, NULL, NULL, cargv, environ) != 0)
 		return 1;
+	s.peer = pid;
 	printf("event_stress: %" PRIu64 " messages: %" PRIu64 " control and %" PRIu64 " fast-path each way\n",
 		2 * (n_ctrl + n_fp), n_ctrl, n_fp);
 	fflush(stdout);
@@ -615,7 +700,7 @@ main(int argc, char **argv)
 		/* The host's own watchdog says what it saw, if it stalled too
 		 * (a lost wake-up there leaves this side waiting). */
 		kill(pid, SIGUSR1);
-		dl = test_deadline(STALL_S + 5);
+		dl = test_deadline(TEST_GUARD_S + 5);
 		while (waitpid(pid, &status, WNOHANG) == 0 && !test_expired(dl))
 			usleep(100000);
 		kill(pid, SIGKILL);
