@@ -13,6 +13,8 @@ fail=0
 
 # run_pair NAME SERVER CLIENT SERVER_ARGS CLIENT_ARGS EXPECT_SERVER EXPECT_CLIENT
 #          [EXPECT_SERVER_2]
+# The two start at once: each side's --timeout (60 s, a guard) covers the
+# other's start on a loaded machine (the ctrl client's default is 10 s).
 run_pair() {
 	local name=$1 srv=$2 cli=$3 sargs=$4 cargs=$5 es=$6 ec=$7 es2=${8:-$6}
 	local spid src crc
@@ -36,19 +38,21 @@ run_pair() {
 }
 
 run_pair ctrl dpdk-comch-ctrl-server dpdk-comch-ctrl-client \
-	"--timeout 30 --text pong" "--text ping --rounds 1000" \
+	"--timeout 60 --text pong" "--text ping --rounds 1000 --timeout 60" \
 	'server: received from client: "ping"' 'client: received: "pong"' \
 	'closed: received 1001 messages, sent 1001'
 run_pair data dpdk-comch-data-server dpdk-comch-data-client \
-	"--text from-dpu" "--text from-host" \
+	"--text from-dpu --timeout 60" "--text from-host --timeout 60" \
 	'server: received through the fast path: "from-host"' \
 	'client: received through the fast path: "from-dpu"'
 # Event mode: the same exchanges with both sides asleep while they wait.
 run_pair ctrl-event dpdk-comch-ctrl-server dpdk-comch-ctrl-client \
-	"--timeout 30 --text pong --event" "--text ping --rounds 1000 --event" \
+	"--timeout 60 --text pong --event" \
+	"--text ping --rounds 1000 --event --timeout 60" \
 	'server: received from client: "ping"' 'client: wake-up round trip, 64 B, 1000 rounds'
 run_pair data-event dpdk-comch-data-server dpdk-comch-data-client \
-	"--text from-dpu --event" "--text from-host --event" \
+	"--text from-dpu --event --timeout 60" \
+	"--text from-host --event --timeout 60" \
 	'server: received through the fast path: "from-host"' \
 	'client: received through the fast path: "from-dpu"'
 # --help is true and exits 0
