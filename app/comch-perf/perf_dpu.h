@@ -20,7 +20,11 @@
 #include "perf_engine.h"
 
 #define DPU_MAX_CONNS PERF_MAX_CONNS
-#define DPU_END_WAIT_S 10
+/* How long the DPU waits after END for the messages the host says it
+ * sent before it reports what came: a loaded machine can keep the DPU's
+ * lcore off its core for seconds (10 s was seen to be too short), and
+ * the host waits for the report twice as long (DPU_ANSWER_S). */
+#define DPU_END_WAIT_S 30
 /* ctrl-lat echoes kept for a host whose queue is full (ping-pong: an
  * honest host has one in flight). */
 #define DPU_ECHO_BACKLOG 8
