@@ -820,23 +820,39 @@ case_quota_conns(void)
 static int
 case_quota_pending(void)
 {
-	int silent[4], err, i, t;
+	int silent[4], err, i, t, tries = 0;
 	struct evil e;
-	uint64_t dl;
+	uint64_t dl, t0;
+	double took;
 
-	/* four sockets that never say HELLO take every handshake place */
-	for (i = 0; i < 4; i++) {
-		silent[i] = raw_connect(link_dir);
-		CHECK(silent[i] >= 0, "connect");
-	}
-	/* until they time out (2 s), a newcomer is told to retry... */
-	t = hello_answer(&e, 16, NULL, &err);
-	evil_close(&e);
-	if (t != SHM_MSG_REJECT || err != EAGAIN)
+	for (;;) {
+		/* four sockets that never say HELLO take every handshake
+		 * place */
+		t0 = rte_get_timer_cycles();
+		for (i = 0; i < 4; i++) {
+			silent[i] = raw_connect(link_dir);
+			CHECK(silent[i] >= 0, "connect");
+		}
+		/* until they time out (2 s), a newcomer is told to retry... */
+		t = hello_answer(&e, 16, NULL, &err);
+		evil_close(&e);
+		if (t == SHM_MSG_REJECT && err == EAGAIN)
+			break;
 		for (i = 0; i < 4; i++)	/* not left to the next cases */
 			close(silent[i]);
-	CHECK_EQ(t, SHM_MSG_REJECT);
-	CHECK_EQ(err, EAGAIN);
+		/* ... unless this thread was off its core for those 2 s: an
+		 * answer that came 2 s or more after the places were taken
+		 * proves nothing, so the case starts again (an answer any
+		 * sooner is a DPU that did not count the places) */
+		took = (double)(rte_get_timer_cycles() - t0) /
+			(double)rte_get_timer_hz();
+		if (took < 2.0 || ++tries == 5) {
+			CHECK_EQ(t, SHM_MSG_REJECT);
+			CHECK_EQ(err, EAGAIN);
+		}
+		printf("  (the answer came %.1f s after the places were taken: again)\n",
+			took);
+	}
 	CHECK(test_log_has("handshakes in progress"), "reason logged");
 	/* ... and gets in once their time is up */
 	dl = test_deadline(TEST_GUARD_S);
