@@ -46,13 +46,16 @@ wait_fd(int epfd, int fd_wanted, int timeout_ms)
 }
 
 /* Send, sleeping on the send channel while the queue (or this peer's
- * share of it) is full, a second at most: a peer that reads nothing for
- * that long holds up every other peer's answers. */
+ * share of it) is full, 10 s at most: a peer that reads nothing for that
+ * long holds up every other peer's answers. (Not less: a client that
+ * sends a burst and then reads can be kept off its core for seconds on a
+ * loaded machine, and that is no reason to drop it.) */
+#define SEND_WAIT_S 10
 static doca_error_t
 send_all(struct doca_comm_channel_ep_t *ep, struct doca_comm_channel_addr_t *peer, const char *text,
 	 int send_epfd, int send_fd)
 {
-	double deadline = sample_now() + 1;
+	double deadline = sample_now() + SEND_WAIT_S;
 	doca_error_t ret;
 
 	for (;;) {
