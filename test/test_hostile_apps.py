@@ -1161,7 +1161,12 @@ def main():
                 break
         dt = time.monotonic() - t0
         if errors:
-            failed.append((sc, errors))
+            # what the attacker said last: the last lines CI shows are
+            # this summary's, and they should be enough to start from
+            said = [l[:200] for p in procs if p.name == "attacker"
+                    for l in p.text().splitlines()
+                    if l.startswith("hostile:")][-3:]
+            failed.append((sc, errors, said))
             print(f"FAIL {sc.name} ({dt:.0f} s)")
             for e in errors:
                 print("  " + e.replace("\n", "\n  "))
@@ -1171,9 +1176,13 @@ def main():
             print(f"ok   {sc.name} ({dt:.0f} s)")
         sys.stdout.flush()
     print(f"\n{len(todo) - len(failed)} of {len(todo)} scenarios held")
-    for sc, errors in failed:
+    for sc, errors, said in failed:
         print(f"FAIL {sc.name}: {errors[0].splitlines()[0]}"
               + (f" ({sc.why})" if sc.why else ""))
+        for e in errors[1:3]:
+            print(f"  also: {e.splitlines()[0][:300]}")
+        for l in said:
+            print(f"  [attacker] {l}")
     return 1 if failed else 0
 
 
