@@ -129,7 +129,6 @@ runq_wait_ns(pid_t pid)
 	return wait;
 }
 
-
 static inline uint32_t
 rnd(struct side *s)
 {
