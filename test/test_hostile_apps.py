@@ -957,7 +957,9 @@ def scenarios():
         Scenario("perf/never-post-fp-bidir", "perf",
                  ["never-post", "--hold", "600", "--size", "1"]),
         Scenario("perf/claim-hold-end", "perf",
-                 ["claim-hold", "--then", "end", "--hold", "60",
+                 # (the DPU waits 30 s after END for the messages,
+                 # then 2 s for the claimed buffers: --hold is a guard)
+                 ["claim-hold", "--then", "end", "--hold", "120",
                   "--queues", "2"], attacker_runs_out=True,
                  expect_attacker=[r"connection ended by the DPU"],
                  expect_dpu=[r"claimed and never filled"]),

@@ -247,7 +247,7 @@ mode_claim_hold(void)
 	say("claim-hold: connection %s after %.1f s%s", h.eof ?
 		"ended by the DPU" : "kept", now_s() - t0,
 		h.bye ? " (with BYE: closed on purpose, no blame)" : "");
-	/* END: the DPU waits up to 10 s for the messages, then stops its
+	/* END: the DPU waits up to 30 s for the messages, then stops its
 	 * consumers (2 s for claimed buffers); BEGIN: it stops them now */
 	if (strcmp(opt.then, "none") != 0 && !h.eof && !quit)
 		finding("the DPU kept a connection holding claimed buffers for %.0f s after it had reason to stop its consumers",
